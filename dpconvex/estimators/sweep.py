@@ -55,6 +55,7 @@ from .selection.grid import (
     SelectedEstimator,
     grid_without_ledgers,
     public_size,
+    state_declared_learner,
     state_vouched_steps,
 )
 
@@ -166,7 +167,10 @@ class EpsilonSweep:
         certificate (ε and δ add up); a schema released by ``draft_schema`` that encodes every
         fit's table is counted once, before the fits (its ε and δ were charged by
         ``draft_schema``); pipeline steps outside dpconvex that a swept search vouched for
-        (its ``vouch="preprocessing"``) are stated among its conditions."""
+        (its ``vouch="preprocessing"``) are stated among its conditions; so is, for a model
+        of the user's (a class dpconvex does not ship), that each fit's ``certificate_`` is
+        the model's own statement, declared, not verified (a swept search's learner of the
+        user's: vouched for by its ``vouch="learner"``)."""
         release = self._schema_release
         fits = self._charged()
         if release is None:
@@ -179,6 +183,7 @@ class EpsilonSweep:
         )
         whole.state(fits.label_source, delta_rows_note(whole.delta, self.n_samples))
         state_vouched_steps(whole, [fits])
+        state_declared_learner(whole, None, [fits])
         return whole
 
     @property
@@ -208,6 +213,9 @@ class EpsilonSweep:
         whole.state(parts[0].label_source, delta_rows_note(whole.delta, self.n_samples))
         # a search's pipeline steps outside dpconvex, vouched for by its vouch=: at the top
         state_vouched_steps(whole, parts)
+        # a model of the user's: its fits' certificate_ its own statement, not verified; a
+        # search's learner of the user's, vouched for by its vouch=: at the top
+        state_declared_learner(whole, self.estimators[0][0], parts, vouched=False)
         return whole
 
 
@@ -283,8 +291,12 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     anything is charged, or vouches for it (``vouch="preprocessing"``): the sweep's
     certificate then states those steps among its own conditions, declared and vouched for,
     not verified, as the search's does. An estimator outside dpconvex that has an
-    ``epsilon`` (a user's model) is fitted by its own ``fit(X, y)`` and holds no ledger: its
-    ``certificate_`` is its own statement, which the sweep composes unchecked.
+    ``epsilon`` (a user's model) is fitted by its own ``fit(X, y)``, as it is fitted directly,
+    and holds no ledger: its ``certificate_`` is its own statement, which the sweep's
+    certificate composes and states among its conditions as declared, not verified
+    (``unverified="learner"``); no vouch is asked, the sweep charging nothing for it. A swept
+    search over such a learner asks its own ``vouch="learner"`` (refused before any fit
+    without it), and the sweep's certificate states it as vouched for.
 
     Examples
     --------

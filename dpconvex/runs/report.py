@@ -325,6 +325,9 @@ class ProblemResult:
     certified: dict[str, dict[float, dict[tuple[float, float] | None, int]]] = field(
         default_factory=dict
     )
+    #: declared[method] = the class of a private method's model that dpconvex does not ship:
+    #: its fits' certificates are that model's own statement, not checked by dpconvex
+    declared: dict[str, str] = field(default_factory=dict)
     #: the distinct warnings of the fits: {"category", "message", "fits", "methods"}
     warnings: list[dict[str, Any]] = field(default_factory=list)
     #: how many fits the run made
@@ -443,7 +446,9 @@ def format_table(result: ProblemResult) -> str:
 
 
 def certified_lines(result: ProblemResult) -> list[str]:
-    """One line per private method: the distinct (ε, δ) its fits' certificates guarantee.
+    """One line per private method: the distinct (ε, δ) its fits' certificates guarantee;
+    for a model of a class dpconvex does not ship (``result.declared``), that these
+    certificates are the model's own statement, not checked by dpconvex.
 
     Examples
     --------
@@ -466,6 +471,9 @@ def certified_lines(result: ProblemResult) -> list[str]:
         parts = [f"(ε, δ) = {text} by the certificates of its {certified} fits"] if stated else []
         if None in counts:
             parts.append(f"{counts[None]} fits without a certificate (ε as built, not certified)")
+        if method in result.declared and stated:
+            parts.append(f"stated by the certificate_ of {result.declared[method]}, a model of "
+                         "the user's: its own statement, not checked by dpconvex")
         out.append(f"{method}: " + "; ".join(parts))
     return out
 
@@ -533,7 +541,8 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
     ``metric`` (``"error"`` or ``"r2"``), ``baselines`` (the trivial score per run),
     ``released`` (per method and point, ``{release name: fits}``), ``certified`` (per private
     method and point, the ``{epsilon, delta, fits}`` its certificates guarantee; ``null`` for
-    fits without one),
+    fits without one), ``declared`` (per private method whose model is of a class dpconvex
+    does not ship, that class: its certificates are its own statement, not checked),
     ``fits`` and ``warnings`` (``{category, message, fits, methods}``).
 
     Examples
@@ -580,6 +589,7 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
             }
             for m, d in result.certified.items()
         },
+        "declared": dict(result.declared),
         "fits": result.fits,
         "warnings": result.warnings,
     }

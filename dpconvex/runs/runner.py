@@ -31,6 +31,7 @@ from ..data.schema import _number
 from ..data.validation import LabelArray, check_array, check_labels, computed, declared_classes
 from ..errors import DatasetError, DataValidationError, ParameterError
 from ..estimators.base import NO_CONTEXT, _takes_context, fit_with
+from ..estimators.selection.grid import declared_learner
 from ..estimators.sweep import epsilon_sweep
 from .band import score
 from .report import CONSTANT_PREDICTION, MAJORITY, ProblemResult, WarningTally, release_name
@@ -310,6 +311,9 @@ def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator, v
         name = release_name(model_of(est))
         names[name] = names.get(name, 0) + 1
     if certified:
+        users = declared_learner(model_of(est))  # its certificate_: the model's own statement
+        if cert is not None and users is not None:
+            result.declared[label] = users
         pair = None if cert is None else (float(cert.epsilon), float(cert.delta))
         counts = result.certified.setdefault(label, {}).setdefault(key, {})
         counts[pair] = counts.get(pair, 0) + 1

@@ -188,7 +188,8 @@ def test_budget_accounting_and_ledger_charged_once(kind, mult):
     X, y = _data(200)
     acc = BudgetAccountant(epsilon=1.0)
     s = PrivateRandomSearch(Mistakes(), {"k": [0, 5, 9]}, epsilon=0.9, repetitions=kind,
-                            mean_runs=6, random_state=0, accountant=acc).fit(X, y)
+                            mean_runs=6, random_state=0, accountant=acc,
+                            vouch="learner").fit(X, y)
     eps1 = split_even(0.9, mult)
     cert = s.certificate_
     assert cert.private and cert.all_hold and cert.delta == 0.0
@@ -204,7 +205,7 @@ def test_budget_accounting_and_ledger_charged_once(kind, mult):
 def test_runs_read_the_training_part_and_release_one_of_them():
     FITS.clear()
     X, y = _data(300)
-    s = PrivateRandomSearch(Mistakes(), {"k": [0, 50]}, epsilon=1.0, mean_runs=8,
+    s = PrivateRandomSearch(Mistakes(), {"k": [0, 50]}, vouch="learner", epsilon=1.0, mean_runs=8,
                             validation_fraction=0.2, random_state=2).fit(X, y)
     n_train, n_val = s.part_sizes_
     assert (n_train, n_val) == (240, 60)
@@ -231,7 +232,8 @@ def test_prefers_the_clearly_better_candidate():
     bad = 0
     for _ in range(N):
         s = fit_drawing_from(PrivateRandomSearch(Mistakes(), {"k": [0, 60]}, epsilon=1.0,
-                                                 mean_runs=10, repetitions="logarithmic"),
+                                                 mean_runs=10, repetitions="logarithmic",
+                                                 vouch="learner"),
                              rng, X, y)
         bad += s.best_index_ == 1
     p_bad = Repetitions.with_mean("logarithmic", 10).pgf(0.5)
@@ -275,7 +277,7 @@ def test_auto_grid_is_the_public_rule_and_reads_no_data():
     assert [c["lam"] for c in gs.candidates_] == auto_lam_grid(
         PrivateLogisticRegression(), 500 // 4, 4, 0.3, "t")["lam"]
     with pytest.raises(ParameterError, match="param_grid='auto'"):
-        PrivateRandomSearch(Mistakes(), "auto", epsilon=1.0).fit(*_data(50))
+        PrivateRandomSearch(Mistakes(), "auto", vouch="learner", epsilon=1.0).fit(*_data(50))
 
 
 def test_certificate_does_not_depend_on_the_number_of_runs(monkeypatch):
@@ -283,7 +285,8 @@ def test_certificate_does_not_depend_on_the_number_of_runs(monkeypatch):
     dicts = []
     for k in (1, 7):
         monkeypatch.setattr(Repetitions, "sample", lambda self, rng, k=k: k)
-        s = PrivateRandomSearch(Mistakes(), {"k": [0]}, epsilon=1.0, random_state=0).fit(X, y)
+        s = PrivateRandomSearch(Mistakes(), {"k": [0]}, vouch="learner", epsilon=1.0,
+                                random_state=0).fit(X, y)
         dicts.append(s.certificate_.to_dict())
     assert dicts[0] == dicts[1]
 
@@ -341,7 +344,8 @@ def test_certify_of_a_candidate_that_is_not_private_is_not_private(search):
     ({"estimator": "not an estimator"}, "estimator"),
 ])
 def test_parameter_errors_are_named(kw, match):
-    args = {"estimator": Mistakes(), "param_grid": {"k": [0, 1]}, "epsilon": 1.0}
+    args = {"estimator": Mistakes(), "param_grid": {"k": [0, 1]}, "epsilon": 1.0,
+            "vouch": "learner"}
     args.update(kw)
     est, grid = args.pop("estimator"), args.pop("param_grid")
     with pytest.raises(ParameterError, match=match):
@@ -351,7 +355,7 @@ def test_parameter_errors_are_named(kw, match):
 def test_refusals_for_data_and_candidates():
     X, y = _data(50)
     with pytest.raises(DataValidationError, match="validation_fraction"):
-        PrivateRandomSearch(Mistakes(), {"k": [0]}, epsilon=1.0).fit(X[:2], y[:2])
+        PrivateRandomSearch(Mistakes(), {"k": [0]}, vouch="learner", epsilon=1.0).fit(X[:2], y[:2])
     rng = np.random.default_rng(0)
     Xr = rng.normal(size=(200, 2))
     yr = (Xr[:, 0] > 0).astype(int)
@@ -374,7 +378,8 @@ def test_sklearn_compatible(estimator, check):
 @pytest.mark.parametrize("search", [PrivateRandomSearch, PrivateGridSearch])
 def test_predict_proba_is_the_selected_models(search):
     X, y = _data(50)
-    assert not hasattr(search(Mistakes(), {"k": [0]}, epsilon=1.0), "predict_proba")
+    assert not hasattr(search(Mistakes(), {"k": [0]}, vouch="learner", epsilon=1.0),
+                       "predict_proba")
     rng = np.random.default_rng(0)
     Xr = rng.normal(size=(200, 2))
     yr = (Xr[:, 0] > 0).astype(int)
@@ -388,7 +393,8 @@ def test_a_class_and_sample_weight_are_refused_by_name():
     with pytest.raises(ParameterError, match=r"instance, e\.g\. Mistakes\(\)"):
         PrivateRandomSearch(Mistakes, {"k": [0]}, epsilon=1.0).fit(X, y)
     with pytest.raises(ParameterError, match="sensitivity"):
-        PrivateRandomSearch(Mistakes(), {"k": [0]}, epsilon=1.0).fit(X, y, sample_weight=y)
+        PrivateRandomSearch(Mistakes(), {"k": [0]}, vouch="learner",
+                            epsilon=1.0).fit(X, y, sample_weight=y)
     with pytest.raises(ParameterError,
                        match=r"fit: got \['sample_weight'\]; it takes X and y only.*sensitivity"):
         PrivateLogisticRegression(classes=[0, 1]).fit(X, y, sample_weight=np.ones(len(y)))

@@ -77,7 +77,7 @@ def test_exponential_mechanism_frequencies():
     rng = np.random.default_rng(12345)
     counts = np.zeros(len(ks))
     for _ in range(n_runs):
-        gs = PrivateGridSearch(FixedMistakes(), {"k": ks}, epsilon=eps)
+        gs = PrivateGridSearch(FixedMistakes(), {"k": ks}, vouch="learner", epsilon=eps)
         counts[fit_drawing_from(gs, rng, X, y).best_index_] += 1
     w = np.exp(-eps * np.array(ks) / 2)
     expected = n_runs * w / w.sum()
@@ -95,7 +95,7 @@ def test_parts_are_disjoint_random_and_cover_the_data():
     X = np.arange(n, dtype=float).reshape(-1, 1)
     y = np.ones(n, dtype=int)
     gs = PrivateGridSearch(FixedMistakes(record=True), {"k": list(range(m))}, epsilon=1.0,
-                           random_state=0).fit(X, y)
+                           vouch="learner", random_state=0).fit(X, y)
     assert len(SEEN) == m
     used = np.concatenate(SEEN)
     assert len(set(used.tolist())) == used.size  # disjoint
@@ -148,17 +148,17 @@ def test_public_validation_selects_argmin_and_costs_training_only():
     y = np.ones(40, dtype=int)
     Xp, yp = np.zeros((10, 1)), np.ones(10, dtype=int)
     gs = PrivateGridSearch(FixedMistakes(), {"k": [3, 1, 2, 1]}, epsilon=0.2, random_state=0,
-                           public_validation=(Xp, yp)).fit(X, y)
+                           vouch="learner", public_validation=(Xp, yp)).fit(X, y)
     assert gs.best_index_ == 1  # argmin, ties to the first
     np.testing.assert_array_equal(gs.validation_mistakes_, [3, 1, 2, 1])
     assert len(gs.part_sizes_) == 4 and sum(gs.part_sizes_) == 40
     assert gs.certificate_.epsilon == 0.2
     assert gs.certificate_.parts[-1].epsilon == 0.0
     with pytest.raises(ParameterError, match="public_validation"):
-        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=1.0,
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, vouch="learner", epsilon=1.0,
                           public_validation=Xp).fit(X, y)
     with pytest.raises(DataValidationError, match="X_val has 10 rows but y_val has 9 labels"):
-        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=1.0,
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, vouch="learner", epsilon=1.0,
                           public_validation=(Xp, yp[:9])).fit(X, y)
 
 
@@ -457,6 +457,82 @@ def test_a_learner_of_the_users_derived_from_a_shipped_one_is_refused(search, le
     assert not hasattr(tuner, "best_estimator_")
 
 
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+@pytest.mark.parametrize("in_pipeline", [False, True], ids=["bare", "pipeline"])
+def test_a_learner_of_a_class_dpconvex_does_not_ship_is_refused_unless_vouched(search,
+                                                                               in_pipeline):
+    """A learner of the user's own class (not derived from dpconvex) sets its certificate_
+    itself, while its fit reads the rows freely: the search would certify the user's own
+    statement. Refused by name before any candidate is fitted (in fit and in certify), nothing
+    charged; with vouch="learner" fitted, its certificate stating that condition as declared
+    and vouched for, not verified, at the top (a Pipeline's learner of the user's then meets
+    the step checks, which refuse a step outside dpconvex fitted on the rows)."""
+    X = np.arange(60, dtype=float).reshape(-1, 1)
+    y = np.ones(60, dtype=int)
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    estimator: Any = FixedMistakes(record=True)
+    key = "k"
+    if in_pipeline:
+        estimator = make_pipeline(estimator)
+        key = "fixedmistakes__k"
+    ledger = BudgetAccountant(5.0)
+    SEEN.clear()
+    tuner = search(estimator, {key: [0, 1]}, epsilon=1.0, classes=[0, 1], random_state=0,
+                   accountant=ledger, **extra)
+    refusal = (rf"^{search.__name__}\.%s: the learner FixedMistakes is not a class dpconvex "
+               r"ships, .* pass vouch=\('learner',\) to vouch that its fit releases only what "
+               r"its certificate_ states")
+    with pytest.raises(PrivacyError, match=refusal % "fit"):
+        tuner.fit(X, y)
+    with pytest.raises(PrivacyError, match=refusal % "certify"):
+        tuner.certify(X, y)
+    assert SEEN == [] and ledger.spent == (0.0, 0.0)
+    assert not hasattr(tuner, "best_estimator_")
+
+    tuner.set_params(vouch="learner")
+    if in_pipeline:  # its last step is then a step outside dpconvex fitted on the rows
+        with pytest.raises(PrivacyError, match="'fixedmistakes' .* is fitted on the rows"):
+            tuner.fit(X, y)
+        assert SEEN == [] and ledger.spent == (0.0, 0.0)
+        return
+    fitted = tuner.fit(X, y)
+    assert SEEN and ledger.spent == (1.0, 0.0)
+    declared = [c for c in fitted.certificate_.conditions if c.unverified == "learner"]
+    assert len(declared) == 1 and declared[0].vouched and declared[0].holds
+    assert "FixedMistakes is not a class dpconvex ships" in declared[0].detail
+    assert any(line.startswith("vouched for by the caller (vouch='learner'): the learner "
+                               "FixedMistakes") for line in fitted.certificate_.assumptions)
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_shipped_learner_states_no_declared_learner(search):
+    """A learner dpconvex ships is checked by dpconvex: no vouch asked, nothing declared."""
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    tuner = search(PrivateLogisticRegression(), {"lam": [0.01, 0.1]}, epsilon=1.0,
+                   classes=[0, 1], random_state=0, **extra)
+    for certificate in (tuner.certify(X, y), tuner.fit(X, y).certificate_):
+        assert all(c.unverified != "learner" for c in certificate.conditions)
+
+
+def test_an_epsilon_sweep_states_a_users_models_certificate_as_declared():
+    """An ε sweep fits a model of the user's by its own fit (as a direct fit does, nothing
+    charged): its certificate states the fits' certificate_ as the model's own statement,
+    not verified; a swept search over such a learner asks its own vouch, stated at the top."""
+    from dpconvex import epsilon_sweep
+
+    X, y = np.zeros((60, 1)), np.ones(60, dtype=int)
+    declared = [c for c in epsilon_sweep(FixedMistakes(), X, y, [0.5, 1.0]).certificate.conditions
+                if c.unverified == "learner"]
+    assert len(declared) == 1 and not declared[0].vouched
+    assert declared[0].how == "declared, not verified"
+    search = PrivateGridSearch(FixedMistakes(), {"k": [0, 1]}, epsilon=1.0, classes=[0, 1])
+    with pytest.raises(PrivacyError, match=r"^PrivateGridSearch\.fit: the learner FixedMistakes"):
+        epsilon_sweep(search, X, y, [0.5, 1.0])
+    swept = epsilon_sweep(search.set_params(vouch="learner"), X, y, [0.5, 1.0]).certificate
+    assert [c.vouched for c in swept.conditions if c.unverified == "learner"] == [True]
+
+
 def test_a_learner_of_the_users_is_refused_only_where_the_callers_guarantee_covers_it():
     """fit_with refuses a subclass of the user's where the caller vouches for what its part
     releases (a search: vouch= given); a run or an audit (vouch=None) fits it as its own
@@ -615,8 +691,8 @@ def test_a_search_dry_run_states_the_label_sources_its_fit_states(search, candid
 ])
 def test_param_grid_validation(grid):
     with pytest.raises(ParameterError):
-        PrivateGridSearch(FixedMistakes(), grid, epsilon=1.0).fit(np.zeros((20, 1)),
-                                                                  np.ones(20))
+        PrivateGridSearch(FixedMistakes(), grid, vouch="learner",
+                          epsilon=1.0).fit(np.zeros((20, 1)), np.ones(20))
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
@@ -647,10 +723,10 @@ def test_rejects_nonprivate_candidates_and_bad_inputs():
         PrivateGridSearch(PrivateLogisticRegression(mechanism="none"), {"lam": [0.1, 1.0]},
                           epsilon=1.0, random_state=0).fit(X, y)
     with pytest.raises(DataValidationError, match="parts"):
-        PrivateGridSearch(FixedMistakes(), {"k": list(range(10))}, epsilon=1.0).fit(X[:15],
-                                                                                    y[:15])
+        PrivateGridSearch(FixedMistakes(), {"k": list(range(10))}, vouch="learner",
+                          epsilon=1.0).fit(X[:15], y[:15])
     with pytest.raises(ParameterError, match="epsilon"):
-        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=0).fit(X, y)
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, vouch="learner", epsilon=0).fit(X, y)
     with pytest.raises(ParameterError, match="epsilon"):
         PrivateGridSearch(make_pipeline(RandomFourierFeatures()), {"randomfourierfeatures__gamma":
                                                                    [1.0]}, epsilon=1).fit(X, y)
@@ -703,7 +779,7 @@ def test_a_candidate_that_cannot_be_made_is_blamed_on_what_failed(search):
         with pytest.raises(ParameterError, match=message):
             search(model, {key: [0.1, 1.0]}, epsilon=1.0, random_state=0, **extra).fit(X, y)
     with pytest.raises(ParameterError, match=r"^RefusesSeven.set_params: k = 7 is this"):
-        search(RefusesSeven(), {"k": [1, 7]}, epsilon=1.0, **extra).fit(X, y)
+        search(RefusesSeven(), {"k": [1, 7]}, vouch="learner", epsilon=1.0, **extra).fit(X, y)
     with pytest.raises(ParameterError, match=r"value 0 of 'lam' \(a generator\) cannot be set"):
         search(PrivateLogisticRegression(classes=[0, 1]), {"lam": [(v for v in [1.0])]},
                epsilon=1.0, **extra).fit(X, y)

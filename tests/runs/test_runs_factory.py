@@ -159,6 +159,22 @@ def make_reads_epsilon(**params):            # a non-private model that needs ep
     return Ridge(alpha=params["epsilon"])
 
 
+class OwnStatement(RegressorMixin, BaseEstimator):
+    """A model of the user's whose certificate_ is set by its own fit (here a shipped fit's)."""
+
+    def __init__(self, epsilon=1.0, random_state=None):
+        self.epsilon, self.random_state = epsilon, random_state
+
+    def fit(self, X, y):
+        inner = dp.PrivateLinearRegressor(loss=huber, label_range=(-5, 15), epsilon=self.epsilon,
+                                          random_state=self.random_state).fit(X, y)
+        self.inner_, self.certificate_ = inner, inner.certificate_
+        return self
+
+    def predict(self, X):
+        return self.inner_.predict(X)
+
+
 class CutInFit(RegressorMixin, BaseEstimator):
     """A model of the user's whose fit spends a tenth of its epsilon: only its certificate shows it."""
 
@@ -224,7 +240,20 @@ def test_the_factory_that_passes_epsilon_on_passes_and_states_its_certificates(
     assert "mine: (ε, δ) = (10, 0) by the certificates of its 2 fits" in printed
     payload = json.loads((tmp_path / "out" / "results.json").read_text())
     assert payload["certified"] == {"mine": {"10.0": [{"epsilon": 10.0, "delta": 0.0, "fits": 2}]}}
-    assert payload["passed"] is True
+    assert payload["passed"] is True and payload["declared"] == {}
+
+
+def test_a_model_of_the_users_own_class_is_stated_as_its_own_certificate(
+        tmp_path, user_module, capsys):
+    """The run reports the (ε, δ) a model of the user's own class states in its certificate_,
+    and says it is that model's own statement, not checked by dpconvex."""
+    assert _run(_problem(tmp_path, user_module, "OwnStatement"), tmp_path / "out") == 0
+    printed = capsys.readouterr().out
+    assert ("mine: (ε, δ) = (10, 0) by the certificates of its 2 fits; stated by the "
+            "certificate_ of OwnStatement, a model of the user's: its own statement, not "
+            "checked by dpconvex") in printed
+    payload = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert payload["declared"] == {"mine": "OwnStatement"}
 
 
 @pytest.mark.parametrize("factory,match", [

@@ -32,7 +32,7 @@ params = { lam = 0.01, gamma = 0.001, mechanism = "none" }
 # the keys of results.json's first format: kept unchanged
 V1_KEYS = {"problem", "file", "quick", "runs", "seconds", "x_axis", "results", "checks", "passed"}
 ADDED_KEYS = {"metric", "baselines", "released", "certified", "fits", "warnings",
-              "not_private"}
+              "not_private", "declared"}
 
 
 @pytest.fixture(scope="module")

@@ -76,6 +76,7 @@ from ..base import (
     PARAMETER_DOCS,
     FitContext,
     PrivateEstimator,
+    _shipped_base,
     carry_ledger,
     certify_part,
     check_context,
@@ -434,17 +435,176 @@ PARAMETER_DOCS["search_ledger_labels"] = fill_docs("""\
         {classes_none}
     {unknown_labels}
     vouch : str or tuple of str, default=()
-        ``"preprocessing"`` or nothing: the caller vouches that the pipeline steps outside
-        dpconvex (a ``FunctionTransformer``, a ``Normalizer``) each map each record by itself
-        alone, which dpconvex cannot check (a function that reads the whole X lets one record
-        move every row). Without it a candidate with such a step is refused by a
-        PrivacyError before it is fitted; with it the certificate states the condition as
-        declared and vouched for, not verified (ignored where no step needs it).
+        Names from ``("preprocessing", "learner")``, or nothing. ``"preprocessing"``: the
+        caller vouches that the pipeline steps outside dpconvex (a ``FunctionTransformer``,
+        a ``Normalizer``) each map each record by itself alone, which dpconvex cannot check
+        (a function that reads the whole X lets one record move every row). ``"learner"``:
+        the caller vouches that a learner of a class dpconvex does not ship (one of the
+        user's with an ``epsilon`` and a ``certificate_``) releases in its fit only what its
+        ``certificate_`` states, the user's own statement, which dpconvex cannot check.
+        Without the vouch such a step or learner is refused by a PrivacyError before any
+        candidate is fitted (nothing charged); with it the certificate states the condition
+        as declared and vouched for, not verified (ignored where nothing needs it).
 """)
 
 
+#: The name a caller vouches for (a search's ``vouch=``) that a learner of a class dpconvex
+#: does not ship releases, in its fit, only what its own ``certificate_`` states: that
+#: certificate is the learner's own statement, which dpconvex cannot check
+#: (:func:`refuse_declared_learner`).
+LEARNER = "learner"
+
 #: What a search's ``vouch`` may name.
-SEARCH_VOUCHABLE = (PREPROCESSING,)
+SEARCH_VOUCHABLE = (PREPROCESSING, LEARNER)
+
+
+def declared_learner(estimator: Any) -> str | None:
+    """The name of the learner of ``estimator`` (itself, or a Pipeline's last step) where its
+    class is not one dpconvex ships (no shipped class with a private ``fit`` in its MRO): its
+    ``certificate_`` is declared by the user's own code, not verified; None for a shipped
+    learner (a class of the user's derived from one is
+    :func:`~dpconvex.estimators.base.refuse_users_learner`'s).
+
+    Parameters
+    ----------
+    estimator : estimator
+        The learner, or a Pipeline ending in it (nested Pipelines: their last step).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.selection.grid import declared_learner
+    >>> declared_learner(PrivateLogisticRegression()) is None, declared_learner(LogisticRegression())
+    (True, 'LogisticRegression')
+    """
+    while isinstance(estimator, Pipeline) and estimator.steps:
+        estimator = estimator.steps[-1][-1] if isinstance(estimator.steps[-1], tuple) else None
+    if estimator is None or _shipped_base(estimator) is not None:
+        return None
+    return type(estimator).__name__
+
+
+def refuse_declared_learner(estimator: Any, vouch: tuple[str, ...], caller: str) -> None:
+    """PrivacyError where the learner of ``estimator`` is of a class dpconvex does not ship
+    (:func:`declared_learner`) and ``vouch`` does not name :data:`LEARNER`: the search would
+    compose the ``certificate_`` the user's fit sets into its own (ε, δ) claim, and nothing
+    checks that the fit releases only what it states (it may read the rows freely).
+
+    Parameters
+    ----------
+    estimator : estimator
+        The search's estimator (or a candidate).
+    vouch : tuple of str
+        The search's ``vouch``, checked (:func:`search_vouch`).
+    caller : str
+        The public call, named in the refusal.
+
+    Raises
+    ------
+    PrivacyError
+        The learner is a user's and ``vouch`` does not name ``"learner"``.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from dpconvex.estimators.selection.grid import refuse_declared_learner
+    >>> refuse_declared_learner(LogisticRegression(), ("learner",), "Demo.fit")  # vouched
+    >>> refuse_declared_learner(LogisticRegression(), (), "Demo.fit")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.PrivacyError: Demo.fit: the learner LogisticRegression is not a class ...
+    """
+    name = declared_learner(estimator)
+    if name is None or LEARNER in vouch:
+        return
+    owner = caller.partition(".")[0]
+    raise PrivacyError(
+        f"{caller}: the learner {name} is not a class dpconvex ships, and the certificate of "
+        f"{owner} would compose the certificate_ its fit sets, a statement of the user's code "
+        "that nobody checked (its fit may read the rows freely and state any epsilon). Use a "
+        "dpconvex private estimator, or pass vouch=('learner',) to vouch that its fit "
+        "releases only what its certificate_ states (the certificate then states it as "
+        "declared, not verified)."
+    )
+
+
+def learner_condition(name: str, vouched: bool) -> Condition:
+    """The condition a certificate that composes the ``certificate_`` of a learner of the
+    user's (``name``, :func:`declared_learner`) rests on: declared, not verified
+    (:attr:`~dpconvex.privacy.certificate.Condition.unverified` :data:`LEARNER`), vouched for
+    by the caller where ``vouched``.
+
+    Parameters
+    ----------
+    name : str
+        The learner's class name.
+    vouched : bool
+        Whether the caller vouched for it (``vouch=("learner",)``).
+
+    Returns
+    -------
+    Condition
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.selection.grid import learner_condition
+    >>> c = learner_condition("Mine", vouched=True)
+    >>> c.unverified, c.vouched, c.how
+    ('learner', True, 'declared; vouched for by the caller (vouch=), not verified')
+    """
+    how = ("declared; vouched for by the caller (vouch=), not verified" if vouched
+           else "declared, not verified")
+    return Condition("the learner's fit releases only what its certificate_ states", True, how,
+                     f"the learner {name} is not a class dpconvex ships: its certificate_ is "
+                     "its own statement, not checked by dpconvex", LEARNER, vouched=vouched)
+
+
+def state_declared_learner(certificate: Certificate, estimator: Any,
+                           parts: Sequence[Certificate] = (), vouched: bool = True) -> None:
+    """State on ``certificate`` that the certificate of a learner of the user's it composes is
+    the learner's own statement (:func:`learner_condition`), where the learner of
+    ``estimator`` is one (:func:`declared_learner`); and, each once, such conditions the
+    certificates ``parts`` state (a swept search's).
+
+    Parameters
+    ----------
+    certificate : Certificate
+        The composing certificate.
+    estimator : estimator or None
+        The learner (or a Pipeline ending in it) whose fits' certificates are composed.
+    parts : sequence of Certificate, default=()
+        Composed certificates whose learner conditions are stated at the top.
+    vouched : bool, default=True
+        Whether the caller vouched for the learner of ``estimator`` (a search: it refuses
+        one otherwise; an ε sweep of a model of the user's: not vouched, its fits being the
+        model's own).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.estimators.selection.grid import state_declared_learner
+    >>> whole = Certificate("search", 1.0, 1.0)
+    >>> state_declared_learner(whole, LogisticRegression())
+    >>> [c.unverified for c in whole.conditions], whole.assumptions[0].startswith("vouched")
+    (['learner'], True)
+    """
+    name = None if estimator is None else declared_learner(estimator)
+    found = [c for part in parts for c in part.conditions if c.unverified == LEARNER]
+    if name is not None:
+        found.append(learner_condition(name, vouched=vouched))
+    for condition in dict.fromkeys(found):
+        if condition in certificate.conditions:
+            continue
+        certificate.conditions.append(condition)
+        by = (f"vouched for by the caller (vouch={LEARNER!r}): " if condition.vouched
+              else "not checked by dpconvex: ")
+        certificate.state(f"{by}{condition.detail}; this certificate composes it as stated")
 
 
 @dataclass(frozen=True)
@@ -632,9 +792,14 @@ class SelectedEstimator(CheckedParamNames):
             :func:`~dpconvex.estimators.base.refuse_users_learner`).
         """
         self._refuse_a_draft(X, f"{type(self).__name__}.certify")
-        refuse_users_learner(self.estimator, f"{type(self).__name__}.certify")
-        self._refuse_ranges_given_twice(X, type(self).__name__)
-        return self._certify_with(X, y)  # type: ignore[attr-defined]
+        owner = type(self).__name__
+        refuse_users_learner(self.estimator, f"{owner}.certify")
+        refuse_declared_learner(self.estimator, search_vouch(self.vouch, owner),
+                                f"{owner}.certify")
+        self._refuse_ranges_given_twice(X, owner)
+        certificate = self._certify_with(X, y)  # type: ignore[attr-defined]
+        state_declared_learner(certificate, self.estimator)  # vouched: refused above otherwise
+        return certificate
 
     def budget_for(self, X: Any, y: Any) -> Budget:
         """The (ε, δ) a fit on (X, y) holds on its ledger, known before the data are read
@@ -724,6 +889,8 @@ class SelectedEstimator(CheckedParamNames):
         self._refuse_ranges_given_twice(X, owner)
         names = feature_names_of(X, f"{owner}.fit")
         params, grid_ledgers = self._check_params(owner)
+        # a learner of a class dpconvex does not ship: its certificate_ the user's statement
+        refuse_declared_learner(self.estimator, search_vouch(self.vouch, owner), f"{owner}.fit")
         classes = self._public_classes(owner)
         context = context.every_row(owner).one_label_warning(  # one label warning for all, first
             owner=owner if classes is None else "", y=y)
@@ -737,6 +904,7 @@ class SelectedEstimator(CheckedParamNames):
             if isinstance(X, Mapping):  # a mapping of columns: named by its keys, as a fit names it
                 names = feature_names_of(X_checked, f"{owner}.fit")
             selected = self._select(X_checked, y_checked, params, classes, context, noise)
+            state_declared_learner(selected.certificate, self.estimator)
             hold.commit_certificate(selected.certificate)
         return self._set_selected(selected, X_checked.shape[1], names, ledger)
 
@@ -1278,8 +1446,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         (dpconvex's public maps, or stateless per-record maps such as ``Normalizer`` with
         ``vouch="preprocessing"``; a step that learns from its rows is refused). The private
         step is the class dpconvex ships, as shipped: a class of the user's derived from it
-        (or one with a method set on the instance) is refused, its fit being unchecked. Cloned
-        for each candidate.
+        (or one with a method set on the instance) is refused, its fit being unchecked; a
+        learner of a class dpconvex does not ship (its own ``certificate_``) is refused unless
+        ``vouch="learner"``. Cloned for each candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; the privacy
         parameters (:data:`PRIVACY_PARAMETERS`: ``epsilon``, ``delta``, ``accountant``) and ``random_state``,
@@ -1394,6 +1563,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         for index, params in enumerate(candidates):
             candidate = clone(self.estimator)
             candidate.set_params(**_unfitted(params), **overrides_base)
+            refuse_declared_learner(candidate, search_vouch(self.vouch, owner), f"{owner}.fit")
             with naming_candidate(params, f"{owner}.fit"):
                 fit_with(
                     candidate,

@@ -45,6 +45,7 @@ from .grid import (
     _unfitted,
     naming_candidate,
     public_size,
+    refuse_declared_learner,
     search_vouch,
     state_vouched_steps,
 )
@@ -440,6 +441,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             index = int(noise_rng.integers(m))
             candidate = clone(self.estimator)
             candidate.set_params(**_unfitted(candidates[index]), **overrides)
+            refuse_declared_learner(candidate, search_vouch(self.vouch, owner), f"{owner}.fit")
             with warnings.catch_warnings(record=True) as caught:  # their count would tell K
                 warnings.simplefilter("always")
                 with naming_candidate(candidates[index], f"{owner}.fit"):
