@@ -488,7 +488,8 @@ def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
     return SolverError(
         f"{caller}: the Dask cluster {what} {seconds:g} s ({key}); the computation was cancelled, "
         "no "
-        "model is released and no privacy budget is charged. Check that the cluster has live "
+        "model is released (the budget is charged only if the fit had drawn its noise: "
+        "docs/privacy/messages.md#privacy-refusal-charge). Check that the cluster has live "
         f"workers (client.wait_for_workers(1)), or allow more time with dask.config.set("
         f"{{{key!r}: seconds}}), then fit again."
     )
@@ -566,7 +567,8 @@ def _compute(*arrays: Any) -> tuple[Any, ...]:
     with _cluster_failures(
             "compute", "during a distributed product",
             "Dask retries a task on another worker and recomputes lost chunks from their "
-            "source, and gave up here; no model is released and no privacy budget is charged. "
+            "source, and gave up here; no model is released (the budget is charged only if "
+            "the fit had drawn its noise: docs/privacy/messages.md#privacy-refusal-charge). "
             "Restart the workers (client.restart()) or give them more memory "
             "(LocalCluster(memory_limit=...)), then fit again."), warnings.catch_warnings():
         # the n-vectors of a product travel with its graph
@@ -630,7 +632,9 @@ def _wait_persisted(collections: list[Any]) -> None:
         return
     limits = _timeouts("wait_persisted")
     with _cluster_failures("wait_persisted", "while storing the rows",
-                           "No model is released and no privacy budget is charged. Restart the "
+                           "No model is released (the budget is charged only if the fit "
+                           "had drawn its noise: "
+                           "docs/privacy/messages.md#privacy-refusal-charge). Restart the "
                            "workers, then fit again."):
         _wait("wait_persisted", client, futures, *limits)
 
