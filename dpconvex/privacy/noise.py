@@ -32,7 +32,7 @@ from .._validation import (
 )
 from ..errors import ParameterError, PrivacyError
 
-__all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",
+__all__ = ["SNAP_BITS", "DrawRecord", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",
            "exponential_mechanism", "norm_gamma", "sup_norm_gamma", "snap", "snap_grid",
            "symmetric_dimension", "watch_draws"]
 
