@@ -32,9 +32,9 @@ from .._validation import (
 )
 from ..errors import ParameterError, PrivacyError
 
-__all__ = ["SNAP_BITS", "DrawRecord", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",
+__all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",
            "exponential_mechanism", "norm_gamma", "sup_norm_gamma", "snap", "snap_grid",
-           "symmetric_dimension", "watch_draws"]
+           "symmetric_dimension"]
 
 #: The snapping grid is 2^-SNAP_BITS of the noise scale (rounded down to a power of two).
 SNAP_BITS = 20
