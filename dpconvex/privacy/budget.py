@@ -866,7 +866,9 @@ def hold_budget(accountant: BudgetAccountant | None, budget: Budget | None, owne
     """Hold ``budget`` (ε, δ: a :class:`Budget`, checked when it was made; None: (0, 0), a hold
     whose fits state no budget before they run) for one release: the ledger's
     :func:`reserve_budget`, or with no ledger a hold that charges nothing; the release commits
-    its certificate to the hold once.
+    its certificate to the hold once. An exception leaving the block gives the hold back
+    before any noise is drawn in it and charges the held (ε, δ) after (:class:`Reservation`):
+    issue a note that is a function of the release after the block.
 
     ``n``: the rows (public). δ >= 1/n warns (a :class:`~dpconvex.errors.PrivacyWarning`,
     before the data are read) and the committed certificate states it
