@@ -278,15 +278,18 @@ def check_float(name: str, value: Any, owner: str, *, low: float = 0.0, high: fl
     real = (numbers.Real, np.floating, np.integer, decimal.Decimal)
     if isinstance(value, bool) or not isinstance(value, real):
         raise Float(low, high, low_inclusive, high_inclusive).refusal(name, value, owner, noun)
+    v: float | None = None
     try:
         v = _as_float(value)
     except (OverflowError, ValueError, TypeError):
+        pass  # refused below, outside the handler: no context holds the conversion's text
+    if v is None:
         raise ParameterError(
             f"The '{name}' {noun} of {owner} must be a finite float in "
             f"{_interval(low, high, low_inclusive, high_inclusive)}; {_short_repr(value)} does "
             "not fit in a float64 (largest about 1.8e308). Pass a float of magnitude at most "
             f"{MAX_MAGNITUDE:g}."
-        ) from None
+        )
     # NaN is in no interval; an infinity only where allow_inf takes +inf
     inside = ((v >= low if low_inclusive else v > low)
               and (v <= high if high_inclusive else v < high))
@@ -783,7 +786,7 @@ def _is_missing_type(t: type) -> bool:
     )
 
 
-def conversion_failure(exc: BaseException) -> str:
+def conversion_failure(exc: BaseException | type[BaseException]) -> str:
     """Why the user's values could not be read as an array of numbers, as a message on the
     private path says it: the exception's type, never its text, which can quote an entry (an
     object's ``__float__`` or ``__array__`` writes what it likes; NumPy's text of a ragged
@@ -791,8 +794,9 @@ def conversion_failure(exc: BaseException) -> str:
 
     Parameters
     ----------
-    exc : BaseException
-        The exception the conversion raised.
+    exc : BaseException or type
+        The exception the conversion raised, or its type (what a caller keeps once it has
+        left the ``except`` block, so that no context of its own refusal holds the text).
 
     Returns
     -------
@@ -807,12 +811,126 @@ def conversion_failure(exc: BaseException) -> str:
     'ValueError, as from an entry that is not a number or rows of different lengths (its \
 text is not shown: it may quote an entry)'
     """
-    cause = ("a number too large for float64" if isinstance(exc, OverflowError)
+    kind = exc if isinstance(exc, type) else type(exc)
+    cause = ("a number too large for float64" if issubclass(kind, OverflowError)
              else "an entry that is neither a number nor text (a float() argument must be a "
-             "string or a real number)" if isinstance(exc, TypeError)
+             "string or a real number)" if issubclass(kind, TypeError)
              else "an entry that is not a number or rows of different lengths")
-    return (f"{type(exc).__name__}, as from {cause} (its text is not shown: it may quote an "
+    return (f"{kind.__name__}, as from {cause} (its text is not shown: it may quote an "
             "entry)")
+
+
+def float_rows(X: Any, caller: str, name: str = "X") -> np.ndarray:
+    """Dense rows as a float64 array, by the checks every reader of dense rows shares.
+
+    A masked entry, what is not a real number (:func:`check_numeric_dtype`, before float64),
+    what NumPy cannot read as an array (ragged rows) and a number beyond float64 are refused
+    by name, in messages that quote no entry; no refusal holds NumPy's text (which can quote
+    one) as its ``__cause__`` or ``__context__``. The shape is the caller's to check.
+
+    Parameters
+    ----------
+    X : array-like
+        The rows (not sparse, not a Dask collection).
+    caller : str
+        "Owner.method", opening every message.
+    name : str, default="X"
+        What the messages call the rows.
+
+    Returns
+    -------
+    ndarray
+        ``X`` as float64, of its own shape (``X`` itself when it is a float64 ndarray).
+
+    Raises
+    ------
+    DataTypeError
+        An entry is text or another object that is not a number, or the rows are ragged.
+    DataValidationError
+        A masked entry, a missing value, a complex number or a number beyond float64.
+
+    Examples
+    --------
+    >>> from dpconvex._validation import float_rows
+    >>> float_rows([[1, 2], [3, 4]], "Doc.fit").dtype
+    dtype('float64')
+    >>> try:
+    ...     float_rows([[1.0, 2.0], [3.0]], "Doc.fit")
+    ... except DataTypeError as exc:
+    ...     print(str(exc)[:60])
+    Doc.fit: X must be a 2-D array of numbers (n_samples, n_feat
+    """
+    if type(X) is np.ndarray and X.dtype == np.float64:
+        return X
+    _reject_masked(X, caller, name)
+    A = _rows_as(X, None, caller, name)  # as given: ragged nested lists fail here
+    # a sequence: the dtype NumPy read from it
+    check_numeric_dtype(A, caller, name,
+                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
+    if A.dtype == np.float64:
+        return A
+    given, A = A, _rows_as(A, np.float64, caller, name)
+    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
+            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
+        raise _too_large(caller, name)  # a long double beyond float64
+    return A
+
+
+def float_matrix(X: Any, caller: str, name: str = "X") -> np.ndarray:
+    """:func:`float_rows` of rows that must be 2-D (n_samples, n_features), the shape refused
+    by name with the reshape that fixes a single feature or a single sample.
+
+    Parameters
+    ----------
+    X, caller, name
+        As :func:`float_rows` takes them.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+
+    Raises
+    ------
+    DataValidationError
+        As :func:`float_rows`, or rows that are not 2-D.
+
+    Examples
+    --------
+    >>> from dpconvex._validation import float_matrix
+    >>> float_matrix([[1, 2]], "Doc.fit").shape
+    (1, 2)
+    """
+    A = float_rows(X, caller, name)
+    if A.ndim != 2:
+        raise DataValidationError(
+            f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "
+            f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature "
+            "with X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
+    return A
+
+
+def _rows_as(X: Any, dtype: Any, caller: str, name: str) -> np.ndarray:
+    """``np.asarray(X, dtype)``, a failure refused by its type alone and outside the
+    ``except`` block (NumPy's text can quote an entry; a long double beyond float64 becomes
+    inf here, refused by :func:`float_rows`)."""
+    try:
+        with np.errstate(over="ignore"):
+            return np.asarray(X, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        failure = type(exc)
+    if issubclass(failure, OverflowError):
+        raise _too_large(caller, name)
+    raise DataTypeError(
+        f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
+        f"not be converted to float: {conversion_failure(failure)}. Encode categorical "
+        "columns first.")
+
+
+def _too_large(caller: str, name: str) -> DataValidationError:
+    """The refusal of a number beyond float64 in the rows."""
+    return DataValidationError(
+        f"{caller}: {name} holds a number too large for float64 (above about 1.8e308); "
+        "rescale that column with a public constant.")
 
 
 def check_numeric_dtype(

@@ -195,9 +195,12 @@ def _numeric_values(values: np.ndarray, column: str, caller: str) -> np.ndarray:
     try:
         x = np.array(values, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError):
+        converted = False
+    else:
+        converted = True
+    if not converted:  # raised after the handler: no context holds NumPy's text
         raise DataValidationError(
-            f"{caller}: column {column!r} must hold real numbers that fit in float64."
-        ) from None
+            f"{caller}: column {column!r} must hold real numbers that fit in float64.")
     if not np.all(np.isfinite(x)):  # the message counts nothing (a data statistic)
         raise DataValidationError(
             f"{caller}: column {column!r} contains NaN, infinite values or numbers beyond float64 "
@@ -434,7 +437,10 @@ def check_table_columns(schema: PublicSchema | UniformSchema | None, X: Any,
     try:
         _checked_columns(schema, names, dtypes, caller, unnamed)
     except DataTypeError:  # the encoder reads a sequence of mixed entries as objects, which
-        # every dtype check passes: the dtypes read entry by entry decide
+        mixed = True  # every dtype check passes: the dtypes read entry by entry decide
+    else:
+        mixed = False
+    if mixed:  # read after the handler: a refusal of the entries has no context
         _checked_columns(schema, names, table_header(X, caller)[2], caller, unnamed)
     return n_records, len(dtypes)
 
@@ -915,15 +921,20 @@ def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
+        failure: type[BaseException] | None = type(exc)
+    else:
+        failure = None
+    if failure is not None:  # raised after the handler: no context holds NumPy's text
         raise ParameterError(
-            f"{caller}: {name} must be an array of real numbers: {conversion_failure(exc)}."
-        ) from None
+            f"{caller}: {name} must be an array of real numbers: {conversion_failure(failure)}.")
     check_numeric_dtype(raw, caller, name)
     try:
         x = np.array(raw, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError) as exc:
+        failure = type(exc)
+    if failure is not None:
         raise ParameterError(f"{caller}: {name} must hold real numbers that fit in float64"
-                             f": {conversion_failure(exc)}.") from None
+                             f": {conversion_failure(failure)}.")
     if x.ndim != 1:
         raise ParameterError(f"{caller}: column {column!r} must be 1-D (one value per record); "
                              f"got shape {x.shape}.")
@@ -938,9 +949,11 @@ def _records(values: object, column: str, caller: str) -> int:
     try:
         return len(np.atleast_1d(values))
     except (TypeError, ValueError):  # ragged nested sequences
-        raise ParameterError(
-            f"{caller}: column {column!r} must be an array of one value per record; it holds "
-            "sequences of different lengths. Pass a 1-D array.") from None
+        pass
+    # raised after the handler: no context holds NumPy's text
+    raise ParameterError(
+        f"{caller}: column {column!r} must be an array of one value per record; it holds "
+        "sequences of different lengths. Pass a 1-D array.")
 
 
 def encode(schema: PublicSchema | UniformSchema, numeric_values: Mapping[str, np.ndarray],

@@ -13,7 +13,14 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix_body, check_numeric_dtype
+from .._validation import (
+    check_int,
+    check_matrix_body,
+    check_numeric_dtype,
+    float_matrix,
+    float_rows,
+    is_dask_collection,
+)
 from ..errors import DataTypeError, DataValidationError
 
 __all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_csr",
@@ -77,8 +84,9 @@ def row_norms(X: np.ndarray) -> np.ndarray:
 
 
 def _two_d(X: Any, caller: str) -> np.ndarray:
-    """X as a float array, refused by ``caller``'s name unless it is 2-D."""
-    X = np.asarray(X, dtype=float)
+    """X as a float64 array (:func:`~dpconvex._validation.float_rows`), refused by
+    ``caller``'s name unless it is 2-D."""
+    X = float_rows(X, caller)
     if X.ndim != 2:
         raise DataValidationError(f"{caller}: needs a 2-D array; got shape {X.shape}. "
                                   "Pass the rows as a 2-D array.")
@@ -284,6 +292,13 @@ class DenseRows:
     ----------
     X : ndarray of shape (n, p)
         The rows.
+
+    Raises
+    ------
+    DataValidationError
+        ``X`` is not 2-D or not an array of real numbers
+        (:func:`~dpconvex._validation.float_rows`; :class:`~dpconvex.errors.DataTypeError`
+        for an entry that is not a number); no message quotes an entry.
 
     Examples
     --------
@@ -522,6 +537,13 @@ class CSRRows:
     A : scipy.sparse matrix or array
         The rows.
 
+    Raises
+    ------
+    DataTypeError
+        ``A`` is not SciPy sparse.
+    DataValidationError
+        ``A`` is not 2-D, or holds complex numbers.
+
     Examples
     --------
     >>> from dpconvex.data import CSRRows
@@ -536,8 +558,12 @@ class CSRRows:
 
     def __init__(self, A: Any):
         if not sp.issparse(A):
-            raise TypeError(f"CSRRows.__init__: needs a scipy.sparse matrix; got "
-                            f"{type(A).__name__}. Pass DenseRows a dense array.")
+            raise DataTypeError(f"CSRRows.__init__: needs a scipy.sparse matrix; got "
+                                f"{type(A).__name__}. Pass DenseRows a dense array.")
+        if A.ndim != 2:
+            raise DataValidationError(f"CSRRows.__init__: needs 2-D sparse rows; got shape "
+                                      f"{A.shape}. Pass the rows as a 2-D sparse matrix.")
+        check_numeric_dtype(A, "CSRRows.__init__", "A")  # complex: float64 would drop a part
         self.A = canonical_csr(A)
         self.n, self.p = self.A.shape
 
@@ -1329,6 +1355,60 @@ def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None
     return check_matrix_body(A, A.data, caller, name, min_samples, n_features)
 
 
+def read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
+    """The rows a public per-record map takes, as float64, by the checks the estimators'
+    :func:`~dpconvex.data.validation.check_array` is made of (that module reads Dask rows,
+    whose chunks the maps are run on, so the maps cannot import it).
+
+    Any number of rows is taken; a NumPy or (``accept_sparse``) SciPy sparse array of no
+    column, which holds no entry, is returned as it is. Every refusal names ``caller`` and
+    quotes no entry.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+        The rows.
+    caller : str
+        The public map, opening every message.
+    accept_sparse : bool, default=False
+        Whether SciPy sparse rows are taken (as a float64 ``csr_array``).
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_array
+
+    Raises
+    ------
+    DataValidationError
+        None, a Dask collection, sparse rows where they are not taken, rows that are not 2-D,
+        or an entry that is NaN, infinite or beyond float64
+        (:class:`~dpconvex.errors.DataTypeError` for one that is not a number).
+
+    Examples
+    --------
+    >>> read_rows([[1, 2], [3, 4]], "Doc.map").dtype
+    dtype('float64')
+    """
+    if X is None:
+        raise DataValidationError(
+            f"{caller}: X is None; pass a 2-D array of numbers (n_samples, n_features).")
+    if is_dask_collection(X):
+        raise DataValidationError(
+            f"{caller}: does not take a Dask collection; pass X.compute() if it fits in "
+            "memory, or apply it to each chunk of rows.")
+    if hasattr(X, "toarray"):
+        if not accept_sparse:
+            raise DataValidationError(
+                f"{caller}: got a sparse matrix for X; pass a dense array (X.toarray()).")
+        if X.ndim == 2 and X.shape[1] == 0:
+            return canonical_csr(X)
+        return check_sparse(X, caller, min_samples=0)
+    A = float_matrix(X, caller)
+    if A.shape[1] == 0 and isinstance(X, np.ndarray):
+        return A
+    return check_matrix_body(A, A, caller, "X", 0, None)
+
+
 def canonical_csr(X: Any) -> sp.csr_array:
     """``X`` as a float64 ``csr_array`` with sorted, summed entries (not copied if it is one).
 
@@ -1375,6 +1455,13 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
     tuple of (ndarray, ndarray)
         (rows, idx).
 
+    Raises
+    ------
+    DataValidationError
+        ``indptr`` is not a 1-D integer array of at least one entry that never decreases.
+    ParameterError
+        ``max_entries`` is not an int >= 1.
+
     Examples
     --------
     >>> from dpconvex.data import row_blocks
@@ -1382,7 +1469,17 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
     >>> [(rows.tolist(), A.data[idx].tolist()) for rows, idx in row_blocks(A.indptr)]
     [([1], [[3.0]]), ([0, 2], [[1.0, 2.0], [4.0, 5.0]])]
     """
+    if not (isinstance(indptr, np.ndarray) and indptr.ndim == 1 and indptr.size
+            and indptr.dtype.kind in "iu"):
+        raise DataValidationError(
+            "row_blocks: indptr must be a CSR row pointer, a 1-D integer array of at least one "
+            f"entry; got {_kind_of(indptr)}. Pass the indptr of a CSR matrix.")
+    max_entries = check_int("max_entries", max_entries, "row_blocks", noun="argument")
     counts = np.diff(indptr)
+    if counts.size and counts.min() < 0:
+        raise DataValidationError(
+            "row_blocks: indptr decreases, so it is not a CSR row pointer. Pass the indptr of "
+            "a CSR matrix (canonical_csr(A).indptr).")
     order = np.argsort(counts, kind="stable")
     bounds = np.flatnonzero(np.diff(counts[order])) + 1
     for group in np.split(order, bounds):
@@ -1395,6 +1492,13 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
         for s in range(0, group.size, step):
             rows = group[s:s + step]
             yield rows, indptr[rows][:, None] + np.arange(k)
+
+
+def _kind_of(value: Any) -> str:
+    """What ``value`` is, by its type, shape and dtype alone (it may hold the data's layout)."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    return f"a {type(value).__name__}"
 
 
 def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | None) -> np.ndarray:

@@ -18,6 +18,11 @@ refused by name (:class:`~dpconvex.errors.DataValidationError`,
 columns map to zero rows (a Dask array's chunk, of a filtered array, can hold none, and each
 map runs on every chunk), and a NumPy or SciPy sparse array of no column maps as it is (a
 template of one class has rows of none).
+
+Each public map checks, then runs a private core that checks nothing (``_clip_checked``,
+``_append_column``, ``_augment_scaled``): the estimators, whose rows
+:func:`~dpconvex.data.validation.check_array` has checked, call the cores, so no row is
+checked twice on a fit.
 """
 
 from __future__ import annotations
@@ -28,16 +33,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import (
-    _reject_masked,
-    check_float,
-    check_matrix_body,
-    check_numeric_dtype,
-    conversion_failure,
-    is_dask_collection,
-)
-from ..errors import DataTypeError, DataValidationError
-from .operators import _scaled_norms, canonical_csr, check_sparse, row_blocks, row_norms
+from .._validation import check_float
+from .operators import _scaled_norms, read_rows, row_blocks, row_norms
 from .row_scaling import normalize_rows
 
 __all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows", "normalize_rows"]
@@ -80,75 +77,7 @@ def clip_dense_rows(X: Any, bound: float) -> tuple[np.ndarray, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_dense_rows")
-    return _clip_dense(_read_rows(X, "clip_dense_rows"), q)
-
-
-def _read_rows(X: Any, caller: str, *, accept_sparse: bool = False) -> Any:
-    """The rows of ``caller`` as float64 (any number of rows), read by the checks the
-    estimators' :func:`~dpconvex.data.validation.check_array` is made of (that module reads
-    Dask rows, whose chunks these maps are run on, so it cannot be imported here); a NumPy or
-    (``accept_sparse``) SciPy sparse array of no column, which holds no entry, as it is."""
-    if X is None:
-        raise DataValidationError(
-            f"{caller}: X is None; pass a 2-D array of numbers (n_samples, n_features).")
-    if is_dask_collection(X):
-        raise DataValidationError(
-            f"{caller}: does not take a Dask collection; pass X.compute() if it fits in "
-            "memory, or apply it to each chunk of rows.")
-    if hasattr(X, "toarray"):
-        if not accept_sparse:
-            raise DataValidationError(
-                f"{caller}: got a sparse matrix for X; pass a dense array (X.toarray()).")
-        if X.ndim == 2 and X.shape[1] == 0:
-            return canonical_csr(X)
-        return check_sparse(X, caller, min_samples=0)
-    A = X if type(X) is np.ndarray and X.dtype == np.float64 else _float_rows(X, caller)
-    if A.ndim != 2:
-        raise DataValidationError(
-            f"{caller}: X must be 2-D (n_samples, n_features); got an array with {A.ndim} "
-            f"dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
-            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1).")
-    if A.shape[1] == 0 and isinstance(X, np.ndarray):
-        return A
-    return check_matrix_body(A, A, caller, "X", 0, None)
-
-
-def _float_rows(X: Any, caller: str) -> np.ndarray:
-    """Dense rows as a float64 array: a masked entry, what is not a real number
-    (:func:`~dpconvex._validation.check_numeric_dtype`, before float64) and a number beyond
-    float64 refused by name."""
-    _reject_masked(X, caller, "X")
-    A = _as_array(X, None, caller)  # as given: ragged nested lists fail here
-    check_numeric_dtype(A, caller, "X",
-                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
-    if A.dtype == np.float64:
-        return A
-    given, A = A, _as_array(A, np.float64, caller)
-    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
-            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
-        raise _too_large(caller)  # a long double beyond float64
-    return A
-
-
-def _as_array(X: Any, dtype: Any, caller: str) -> np.ndarray:
-    """``np.asarray(X, dtype)``, a failure refused by its type alone (NumPy's text can quote
-    an entry)."""
-    try:
-        with np.errstate(over="ignore"):
-            return np.asarray(X, dtype=dtype)
-    except OverflowError:
-        raise _too_large(caller) from None
-    except (TypeError, ValueError) as exc:
-        raise DataTypeError(
-            f"{caller}: X must be a 2-D array of numbers (n_samples, n_features); it could not "
-            f"be converted to float: {conversion_failure(exc)}. Encode categorical columns "
-            "first.") from None
-
-
-def _too_large(caller: str) -> DataValidationError:
-    return DataValidationError(
-        f"{caller}: X holds a number too large for float64 (above about 1.8e308); rescale "
-        "that column with a public constant.")
+    return _clip_dense(read_rows(X, "clip_dense_rows"), q)
 
 
 def _checked_bound(bound: Any, caller: str) -> float:
@@ -158,7 +87,13 @@ def _checked_bound(bound: Any, caller: str) -> float:
 
 
 def _clip_dense(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
-    """:func:`clip_dense_rows` of rows and a bound already checked."""
+    """:func:`clip_dense_rows` without its checks: the clipped rows and the number clipped.
+
+    ``X`` must be a checked float64 2-D ndarray (by :func:`clip_dense_rows`'s
+    :func:`~dpconvex.data.operators.read_rows`, or the estimators'
+    :func:`~dpconvex.data.validation.check_array`), and ``bound`` a finite float > 0
+    (:func:`_checked_bound`, or the estimator's parameter checks); nothing here checks them.
+    """
     norms = row_norms(X)
     over = norms > bound
     if not np.any(over):
@@ -208,13 +143,24 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     q = _checked_bound(bound, "clip_rows")
-    A = _read_rows(X, "clip_rows", accept_sparse=True)
+    return _clip_checked(read_rows(X, "clip_rows", accept_sparse=True), q)
+
+
+def _clip_checked(A: Any, bound: float) -> tuple[Any, int]:
+    """:func:`clip_rows` without its checks: the clipped rows and the number clipped.
+
+    ``A`` must be checked rows: a float64 2-D ndarray or a float64 ``csr_array`` in canonical
+    format (sorted, summed entries), as :func:`~dpconvex.data.operators.read_rows` (in
+    :func:`clip_rows`) or the estimators' :func:`~dpconvex.data.validation.check_array` return
+    them; ``bound`` a finite float > 0 (:func:`_checked_bound`, or the estimator's parameter
+    checks). Nothing here checks them: the estimators call this on rows they have checked.
+    """
     if not sp.issparse(A):
-        return _clip_dense(A, q)
+        return _clip_dense(A, bound)
     data = None
     clipped = 0
     for _rows, idx in row_blocks(A.indptr):
-        block, k = _clip_dense(A.data[idx], q)
+        block, k = _clip_dense(A.data[idx], bound)
         if k:
             if data is None:
                 data = A.data.copy()
@@ -259,11 +205,22 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     """
     v = check_float("value", value, "add_intercept", low=-math.inf, magnitude=False,
                     noun="argument")
-    A = _read_rows(X, "add_intercept", accept_sparse=True)
+    return _append_column(read_rows(X, "add_intercept", accept_sparse=True), v)
+
+
+def _append_column(A: Any, value: float) -> Any:
+    """:func:`add_intercept` without its checks: the rows with the column ``value`` appended.
+
+    ``A`` must be checked rows: a float64 2-D ndarray or a float64 ``csr_array``, as
+    :func:`~dpconvex.data.operators.read_rows` (in :func:`add_intercept`) or the estimators'
+    :func:`~dpconvex.data.validation.check_array` return them (or the clipped rows of
+    :func:`_clip_checked`); ``value`` a finite float (:func:`add_intercept`'s check, or the
+    estimator's parameter checks). Nothing here checks them.
+    """
     if not sp.issparse(A):
-        return np.hstack([A, np.full((A.shape[0], 1), v)])
+        return np.hstack([A, np.full((A.shape[0], 1), value)])
     n = A.shape[0]  # the column stored in every row, even a zero value
-    col = sp.csr_array((np.full(n, v), np.zeros(n, dtype=A.indptr.dtype),
+    col = sp.csr_array((np.full(n, value), np.zeros(n, dtype=A.indptr.dtype),
                         np.arange(n + 1, dtype=A.indptr.dtype)), shape=(n, 1))
     return sp.csr_array(sp.hstack([A, col], format="csr"))
 
@@ -303,6 +260,17 @@ def augment_and_scale(X: Any, data_norm: float) -> np.ndarray:
     ((2, 3), [1.0, 0.79])
     """
     q = check_float("data_norm", data_norm, "augment_and_scale", noun="argument")
-    X = _read_rows(X, "augment_and_scale")
+    return _augment_scaled(read_rows(X, "augment_and_scale"), q)
+
+
+def _augment_scaled(X: np.ndarray, q: float) -> np.ndarray:
+    """:func:`augment_and_scale` without its checks: the records z = [x; 1] / sqrt(q² + 1).
+
+    ``X`` must be checked dense rows, a float64 2-D ndarray, as
+    :func:`~dpconvex.data.operators.read_rows` (in :func:`augment_and_scale`) or the
+    estimators' :func:`~dpconvex.data.validation.check_array` return them (or their clip,
+    :func:`_clip_checked`); ``q`` a finite float > 0 (:func:`augment_and_scale`'s check, or
+    the estimator's parameter checks). Nothing here checks them.
+    """
     s = 1.0 / math.sqrt(q * q + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s

@@ -6,6 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import float_rows
+from ..errors import DataValidationError, ParameterError
+
 __all__ = ["SUGGESTED_SOURCE", "PublicArray", "RangedRows", "rows_feature_range"]
 
 
@@ -73,11 +76,16 @@ class RangedRows(PublicArray):
     source: str | None = None
 
     def __new__(cls, rows: Any, feature_range: Any, source: str | None = None) -> RangedRows:
+        rows = float_rows(rows, "RangedRows.__new__", "rows")
+        if rows.ndim != 2:
+            raise DataValidationError(
+                f"RangedRows.__new__: rows must be 2-D (n_samples, n_features); got shape {rows.shape}. "
+                "Pass the encoded rows as a 2-D array.")
         if feature_range is None:  # rows with a source only (a schema's unit rows)
-            obj = np.asarray(rows).view(cls)
+            obj = rows.view(cls)
             obj.feature_range = None
         else:
-            obj = super().__new__(cls, rows, np.array(feature_range, dtype=float))
+            obj = super().__new__(cls, rows, _checked_ranges(feature_range, rows.shape[1]))
         obj.source = source
         return obj  # type: ignore[return-value]
 
@@ -111,6 +119,31 @@ class RangedRows(PublicArray):
         if isinstance(out, RangedRows) and not _selects_rows(key):
             return out.view(np.ndarray)
         return out
+
+
+def _checked_ranges(feature_range: Any, n_features: int) -> np.ndarray:
+    """``feature_range`` as a float64 array of shape (n_features, 2) of ordered pairs, or a
+    :class:`~dpconvex.errors.ParameterError` (raised outside the ``except`` block: the text of
+    a failed conversion is not the message)."""
+    failure = None
+    try:
+        ranges = np.array(feature_range, dtype=float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        failure = type(exc)
+    fix = ("Pass one (low, high) pair of public bounds per column, low <= high, e.g. "
+           "PublicSchema.encoded_range().")
+    if failure is not None:
+        raise ParameterError(
+            f"RangedRows.__new__: feature_range must be an array of numbers of shape ({n_features}, 2); "
+            f"it could not be converted to float ({failure.__name__}). {fix}")
+    if ranges.shape != (n_features, 2):
+        raise ParameterError(
+            f"RangedRows.__new__: feature_range must have shape ({n_features}, 2), one (low, high) "
+            f"pair per column of the rows; got shape {ranges.shape}. {fix}")
+    if np.isnan(ranges).any() or not (ranges[:, 0] <= ranges[:, 1]).all():
+        raise ParameterError(
+            f"RangedRows.__new__: feature_range holds NaN or a pair with low > high. {fix}")
+    return ranges
 
 
 def _selects_rows(key: Any) -> bool:

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_float, check_numeric_dtype, conversion_failure, describe_value
-from ..errors import DataTypeError, DataValidationError, ParameterError
-from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
+from .._validation import check_float, describe_value
+from ..errors import DataValidationError, ParameterError
+from .operators import _scaled_norms, read_rows, row_blocks, row_norms
 
 __all__ = ["ROW_NORMS", "check_row_norm", "normalize_rows", "normalize_rows_lazy"]
 
@@ -86,6 +86,15 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
         Every non-zero row has norm q up to rounding, never above q as computed
         by :func:`dpconvex.data.operators.row_norms`; zero rows stay zero.
 
+    Raises
+    ------
+    DataValidationError
+        ``X`` is not 2-D, or holds NaN, an infinity, a complex number or a number beyond
+        float64 (:func:`~dpconvex.data.operators.read_rows`; a Dask array's chunk as it is
+        mapped), :class:`~dpconvex.errors.DataTypeError` for an entry that is not a number.
+    ParameterError
+        ``bound`` is not a finite float > 0.
+
     References
     ----------
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
@@ -101,35 +110,23 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     q = check_float("bound", bound, "normalize_rows")
     if not isinstance(X, np.ndarray) and not sp.issparse(X) and hasattr(X, "map_blocks"):
         return normalize_rows_lazy(X, q)
-    if not sp.issparse(X):
-        return _unit_dense(_two_dim(_dense_numbers(X)), q)
-    A = canonical_csr(X)
+    A = read_rows(X, "normalize_rows", accept_sparse=True)
+    if not sp.issparse(A):
+        return _unit_dense(A, q)
     data = A.data.copy()
     for _rows, idx in row_blocks(A.indptr):
         data[idx] = _unit_dense(A.data[idx], q)
     return sp.csr_array((data, A.indices, A.indptr), shape=A.shape)
 
 
-def _dense_numbers(X: Any) -> np.ndarray:
-    """Dense rows (a Dask array's chunk) as float64, what is not a real number refused by name
-    as the estimators refuse it (:func:`~dpconvex._validation.check_numeric_dtype`); a failed
-    conversion is named by its type alone (its text may quote an entry)."""
-    try:
-        A = np.asarray(X)
-        check_numeric_dtype(A, "normalize_rows", inferred=not hasattr(X, "dtype"))
-        return np.asarray(A, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        if isinstance(exc, DataValidationError):
-            raise
-        raise DataTypeError(
-            "normalize_rows: X must be a 2-D array of numbers; it could not be converted to "
-            f"float: {conversion_failure(exc)}. Encode categorical columns first.") from None
-
-
 def _two_dim(X: Any) -> Any:
+    """A Dask array of rows, refused unless it is 2-D (its chunks are read by
+    :func:`~dpconvex.data.operators.read_rows`)."""
     if X.ndim != 2:
-        raise ParameterError(f"The 'X' argument of normalize_rows must be a 2-D array of "
-                             f"rows. Got shape {X.shape} instead.")
+        raise DataValidationError(
+            f"normalize_rows: X must be 2-D (n_samples, n_features); got shape {X.shape}. "
+            "Reshape your data: a single feature with X.reshape(-1, 1) or a single sample "
+            "with X.reshape(1, -1).")
     return X
 
 

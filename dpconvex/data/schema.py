@@ -95,6 +95,13 @@ def _number(text: str | bytes) -> bool:
         return False
 
 
+def _left_empty(table: Any) -> bool:
+    """Whether a table of :class:`PublicSchema` is left at its empty default (an array or any
+    object without a length counts as given, and is refused as such)."""
+    return table is None or (isinstance(table, (Mapping, Sequence, frozenset, set))
+                             and len(table) == 0)
+
+
 def _declaration_repr(decl: Any) -> str:
     """``Numeric(low=0.0, high=1.0, log=False)``, with ``drafted=True`` only when it is set."""
     shown = [f"{f.name}={getattr(decl, f.name)!r}" for f in fields(decl)
@@ -189,6 +196,7 @@ class Categorical:
         _check_bools(self, "drafted", "other")
         voc = self.vocabulary
         if isinstance(voc, (str, bytes)) or not isinstance(voc, (Sequence, np.ndarray)) or \
+                isinstance(voc, np.ndarray) and voc.ndim != 1 or \
                 not all(isinstance(v, (str, bytes)) for v in voc):
             raise ParameterError("The 'vocabulary' parameter of Categorical must be a sequence of "
                                  f"categories (str). Got {_short_repr(voc)} instead.")
@@ -469,7 +477,8 @@ class PublicSchema:
 
         Returns the columns whose declaration carries the ``drafted`` mark.
         """
-        if self.numeric or self.categories or self.binary or self.log_scaled or self.other:
+        tables = (self.numeric, self.categories, self.binary, self.log_scaled, self.other)
+        if not all(_left_empty(t) for t in tables):
             raise ParameterError(
                 f"{caller}: declare the columns either by a mapping of declarations or "
                 "by the tables (numeric=, categories=, ...), not both."

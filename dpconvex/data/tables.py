@@ -285,8 +285,12 @@ def _mapping_column(column: Any, name: str, caller: str, entries: bool = True) -
     try:
         v = column_array(column, entries)
     except (TypeError, ValueError) as exc:
+        failure: type[BaseException] | None = type(exc)
+    else:
+        failure = None
+    if failure is not None:  # raised after the handler: no context holds NumPy's text
         raise DataValidationError(
-            f"{caller}: column {name!r} is not an array: {conversion_failure(exc)}.") from None
+            f"{caller}: column {name!r} is not an array: {conversion_failure(failure)}.")
     _refuse_not_1d(v.shape, name, caller)
     return v
 
@@ -320,8 +324,12 @@ def _array_table(X: Any, caller: str, entries: bool = True) -> np.ndarray:
     try:
         A = np.asarray(X)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
+        failure: type[BaseException] | None = type(exc)
+    else:
+        failure = None
+    if failure is not None:  # raised after the handler: no context holds NumPy's text
         raise DataValidationError(
-            f"{caller}: X must be a 2-D table: {conversion_failure(exc)}.") from None
+            f"{caller}: X must be a 2-D table: {conversion_failure(failure)}.")
     if A.ndim == 2 and entries:
         A = _as_given(A, X)
     if A.ndim != 2:
@@ -369,8 +377,12 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
             series = [X.iloc[:, k] for k in range(X.shape[1])]
             cols = [column_array(c) for c in series]
         except (TypeError, ValueError) as exc:
+            failure: type[BaseException] | None = type(exc)
+        else:
+            failure = None
+        if failure is not None:  # raised after the handler: no context holds pandas' text
             raise DataValidationError(
-                f"{caller}: cannot read the columns of X: {conversion_failure(exc)}.") from None
+                f"{caller}: cannot read the columns of X: {conversion_failure(failure)}.")
         dtypes = [c.dtype for c in series]
     else:
         A = _array_table(X, caller)

@@ -2,10 +2,11 @@
 
 The rows: :func:`check_array` checks X once, by its form, without copying or densifying it:
 a float64 ndarray is read as it is, another dense form converted to float64 once
-(:func:`_float_rows`: masked entries, what is not a real number and numbers beyond float64
-refused by name), SciPy sparse rows by :func:`~dpconvex.data.operators.check_sparse` and
-Dask rows by :func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input);
-every form ends in :func:`~dpconvex._validation.check_matrix_body` (shape and finiteness).
+(:func:`~dpconvex._validation.float_matrix`: masked entries, what is not a real number and
+numbers beyond float64 refused by name), SciPy sparse rows by
+:func:`~dpconvex.data.operators.check_sparse` and Dask rows by
+:func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input); every form ends
+in :func:`~dpconvex._validation.check_matrix_body` (shape and finiteness).
 :func:`as_design` wraps checked rows as a design operator. The checks of an array's entries
 live in :mod:`dpconvex._validation`, which the operators below this module import too.
 
@@ -40,8 +41,7 @@ from .._validation import (
     _reject_masked,
     _short_repr,
     check_matrix_body,
-    check_numeric_dtype,
-    conversion_failure,
+    float_matrix,
     is_dask_collection,
 )
 from ..errors import (
@@ -205,56 +205,8 @@ def check_array(
         raise DataValidationError(
             f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
-    A = X if type(X) is np.ndarray and X.dtype == np.float64 else _float_rows(X, caller, name)
-    if A.ndim != 2:
-        raise DataValidationError(
-            f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "
-            f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
-            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
-        )
+    A = float_matrix(X, caller, name)
     return check_matrix_body(A, A, caller, name, min_samples, n_features)
-
-
-def _float_rows(X: Any, caller: str, name: str) -> np.ndarray:
-    """Dense rows in any other form than a float64 ndarray as one: a masked entry, what is
-    not a real number (:func:`~dpconvex._validation.check_numeric_dtype`, before float64) and
-    a number beyond float64 refused by name."""
-    _reject_masked(X, caller, name)
-    A = _as_array(X, None, caller, name)  # as given: ragged nested lists fail here
-    # a sequence: the dtype NumPy read from it
-    check_numeric_dtype(A, caller, name,
-                        inferred=not isinstance(X, np.ndarray) and not hasattr(X, "dtype"))
-    if A.dtype == np.float64:
-        return A
-    given, A = A, _as_array(A, np.float64, caller, name)
-    if given.dtype.kind == "f" and given.dtype.itemsize > 8 and \
-            np.count_nonzero(np.isinf(A)) > np.count_nonzero(np.isinf(given)):
-        raise _too_large(caller, name)  # a long double beyond float64
-    return A
-
-
-def _as_array(X: Any, dtype: Any, caller: str, name: str) -> np.ndarray:
-    """``np.asarray(X, dtype)``, a failure refused by name (a long double beyond float64
-    becomes inf here, refused by :func:`_float_rows`)."""
-    try:
-        with np.errstate(over="ignore"):
-            return np.asarray(X, dtype=dtype)
-    except OverflowError:
-        raise _too_large(caller, name) from None
-    except (TypeError, ValueError) as exc:
-        raise DataTypeError(
-            f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it "
-            f"could not be converted to float: {conversion_failure(exc)}. Encode categorical "
-            "columns first."
-        ) from None
-
-
-def _too_large(caller: str, name: str) -> DataValidationError:
-    """The refusal of a number beyond float64 in the rows."""
-    return DataValidationError(
-        f"{caller}: {name} holds a number too large for float64 (above about "
-        "1.8e308); rescale that column with a public constant."
-    )
 
 
 def as_design(X: Any) -> DesignOperator:

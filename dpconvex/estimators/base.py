@@ -91,7 +91,7 @@ __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLV
            "LossParameter", "ParameterSet", "Prepared", "PrivateEstimator",
            "Vouch", "carry_ledger", "charge_not_public", "check_holdable_shape",
            "check_shape_fact", "fill_docs", "fit_with", "keep_argmax", "not_public_source",
-           "state_rows_source"]
+           "refuse_users_learner", "state_rows_source", "state_users_class"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -853,9 +853,11 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         The caller's ``vouch=`` where its guarantee covers the rows it hands over (a search):
         a pipeline step outside dpconvex (:class:`~dpconvex.privacy.certificate.UncheckedSteps`)
         is then a declared, not verified condition, refused unless it names
-        ``"preprocessing"``, and stated vouched among the model's conditions. None: the
-        guarantee is the model's, on the rows its pipeline gives it (a run, an audit, as a
-        pipeline scikit-learn fits); the steps are stated unchecked.
+        ``"preprocessing"``, and stated vouched among the model's conditions; and a learner
+        (the estimator, or a pipeline's last step) standing in for a fit dpconvex ships (a
+        class of the user's derived from it) is refused (:func:`refuse_users_learner`).
+        None: the guarantee is the model's, on the rows its pipeline gives it (a run, an
+        audit, as a pipeline scikit-learn fits); the steps are stated unchecked.
 
     Returns
     -------
@@ -868,8 +870,9 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
         A pipeline step outside dpconvex that learns from its rows (scikit-learn's
         ``requires_fit`` tag): what it learns would be released beside the model, outside
         the guarantee; with ``vouch`` given, any step outside dpconvex unless it names
-        ``"preprocessing"``. Decided from the pipeline's steps, before they are fitted
-        (``caller``: the public call).
+        ``"preprocessing"``, and a learner of the user's derived from a fit dpconvex ships
+        (:func:`refuse_users_learner`). Decided from the pipeline's steps,
+        before they are fitted (``caller``: the public call).
 
     Examples
     --------
@@ -883,6 +886,8 @@ def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
     (3,)
     """
     given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
+    if vouch is not None:  # the caller's certificate composes what this fit releases
+        refuse_users_learner(estimator, caller)
     if _takes_context(estimator):
         return state_rows_source(
             fit_part(estimator, X, y, context.inner(given.get(id(estimator)))), X
@@ -1217,6 +1222,119 @@ def _replaced_methods(estimator: Any) -> bool:
         if isinstance(attr, (property, staticmethod, classmethod)) or inspect.isfunction(attr):
             return True
     return False
+
+
+def refuse_users_learner(estimator: Any, caller: str) -> None:
+    """PrivacyError where ``estimator``, or the last step of it (a
+    :class:`~sklearn.pipeline.Pipeline`: its learner), stands in for a fit dpconvex ships
+    without being it as shipped: an instance of a class of the user's derived from it, or of
+    the shipped class with a method or property set on the instance. (The other steps are
+    checked as steps: :func:`_check_steps`.)
+
+    What a caller whose guarantee covers its part (a search: its certificate composes each
+    candidate's) asks of the learner it fits: that learner's fit, not its certificate, is what
+    releases, and a fit of the user's may keep a row, release twice or replace the noised
+    model, under a certificate that dpconvex's own fit wrote. Fitted directly, such a class
+    is the user's own: its certificate covers the shipped fit it calls, no more.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The learner (or pipeline) a search is about to fit.
+    caller : str
+        The public call, named in the refusal (e.g. ``"PrivateGridSearch.fit"``).
+
+    Raises
+    ------
+    PrivacyError
+        ``estimator`` or its last step is such an instance, named with the shipped class.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import refuse_users_learner
+    >>> refuse_users_learner(PrivateLogisticRegression(), "Demo.fit")  # shipped: nothing
+    >>> class Mine(PrivateLogisticRegression):
+    ...     pass
+    >>> refuse_users_learner(Mine(), "Demo.fit")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.PrivacyError: Demo.fit: the learner Mine is a class of the user's ...
+    """
+    named = f"the learner {type(estimator).__name__}"
+    steps = estimator.steps if isinstance(estimator, Pipeline) else None
+    if isinstance(steps, list) and steps and isinstance(steps[-1], tuple) and len(steps[-1]) == 2:
+        key, estimator = steps[-1]  # (steps of another form: refused by the pipeline's fit)
+        named = f"the pipeline's learner {key!r} ({type(estimator).__name__})"
+    shipped = _shipped_base(estimator)
+    if shipped is None or _shipped_step(estimator):
+        return
+    base = shipped.__name__
+    what = (f"an instance of {base} with a method or property set on the instance"
+            if type(estimator) is shipped else
+            f"a class of the user's derived from dpconvex's {base}")
+    owner = caller.partition(".")[0]
+    raise PrivacyError(
+        f"{caller}: {named} is {what}, and the certificate of {owner} takes each fit it makes "
+        f"to release what the shipped {base}.fit releases, once, which nobody checked of this "
+        "one (a fit of the user's may keep a row, release twice or replace the noised model). "
+        f"Use {base} as dpconvex ships it (options set with set_params, no method set on the "
+        "instance); fit a class of your own directly, where its certificate covers the "
+        "shipped fit it calls and what it adds is yours to account for."
+    )
+
+
+def state_users_class(fitted: Any) -> Any:
+    """``fitted``, its certificate stating, where its class is not the one dpconvex ships as
+    shipped (a class of the user's derived from it, or a method or property set on the
+    instance), that its own methods are not checked: the guarantee is that of the shipped fit
+    it called; what the user's methods add (a value read from the data kept on the model,
+    another release, a replaced model) is nobody's check. A shipped class states nothing.
+
+    Parameters
+    ----------
+    fitted : estimator
+        A fitted estimator (one without ``certificate_`` is returned as it is).
+
+    Returns
+    -------
+    estimator
+        ``fitted`` itself.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.base import state_users_class
+    >>> class Mine(PrivateLogisticRegression):
+    ...     pass
+    >>> est = Mine(classes=[-1, 1], random_state=0).fit(X, y)  # PrivateEstimator.fit states it
+    >>> [line for line in est.certificate_.assumptions if line.startswith("the estimator is")]
+    ["the estimator is Mine, a class of the user's derived from dpconvex's ..."]
+    """
+    certificate = getattr(fitted, "certificate_", None)
+    shipped = _shipped_base(fitted)
+    if certificate is None or shipped is None or _shipped_step(fitted):
+        return fitted
+    name, base = type(fitted).__name__, shipped.__name__
+    what = (f"{base} with a method or property set on the instance" if type(fitted) is shipped
+            else f"{name}, a class of the user's derived from dpconvex's {base}")
+    certificate.state(
+        f"the estimator is {what}: this certificate is that of {base}.fit as dpconvex ships it, "
+        "which its fit called; what its own methods do (keep a value read from the data on the "
+        "model, release again, replace the released model) is not checked"
+    )
+    return fitted
+
+
+def _shipped_base(estimator: Any) -> type | None:
+    """The first class in the MRO of ``estimator``'s class that dpconvex ships with a ``fit``
+    declaring ``context=`` (a fit whose certificate a meta-estimator reads); None: none."""
+    for cls in type(estimator).__mro__:
+        fit = getattr(cls, "fit", None)
+        if (is_dpconvex_class(cls) and callable(fit)
+                and "context" in inspect.signature(fit).parameters):
+            return cls
+    return None
 
 
 def _check_steps(pipeline: Pipeline, caller: str, learner: bool = True) -> list[tuple[str, str]]:
@@ -2616,14 +2734,17 @@ class PrivateEstimator(CheckedParamNames, BaseEstimator):
         try:
             with fresh_fit(self):  # nothing of an earlier fit (another release) is kept
                 if context is not NO_CONTEXT:  # a meta-estimator's part
-                    return self._fit_with(X, y, check_context(context, caller))
+                    fitted = self._fit_with(X, y, check_context(context, caller))
                 # (a released schema's rows: their source stated)
-                if not_public_source(self, X) is None:
+                elif not_public_source(self, X) is None:
                     fitted = self._fit_with(X, y, NO_CONTEXT)
-                    return state_rows_source(fitted, X) if isinstance(X, RangedRows) else fitted
-                # a schema read from the data (draft): not private, charged and stated as such
-                with charge_not_public(getattr(self, "accountant", None), caller):
-                    return state_rows_source(self._fit_with(X, y, NO_CONTEXT), X, draft=True)
+                    if isinstance(X, RangedRows):
+                        fitted = state_rows_source(fitted, X)
+                else:  # a schema read from the data (draft): not private, charged and stated
+                    with charge_not_public(getattr(self, "accountant", None), caller):
+                        fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X,
+                                                   draft=True)
+                return state_users_class(fitted)  # a class of the user's: its methods unchecked
         except (PrivacyError, SolverError) as exc:  # a part's refusal: in this call's name
             raise signed_refusal(exc, caller) from None
 

@@ -46,8 +46,7 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.operators import CSRRows, DenseRows, ScaledRows, unit_scale
-from ..data.preprocess import add_intercept
-from ..data.preprocess import clip_rows as clip_design
+from ..data.preprocess import _append_column, _clip_checked
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
 from ..data.validation import (
     LABEL_POLICY,
@@ -455,9 +454,10 @@ def design_rows(
         scale = np.where(dropped, 0.0, np.ones(len(dropped)) * sign)
         column = None if scaling is None else np.where(dropped, 0.0, scaling * sign)
         return ScaledRows(rows, scale, column, clip=q, unit=unit)
-    design = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)[0]
+    # the rows and constants checked (check_array, the parameters): the maps' unchecked cores
+    design = _clip_checked(normalize_rows(X_checked, q) if unit else X_checked, q)[0]
     if scaling is not None:
-        design = add_intercept(design, scaling)
+        design = _append_column(design, scaling)
     design = zero_rows(design, dropped)  # records that contribute no loss
     return ScaledRows(as_design(design), np.ones(len(dropped)) if signs is None else signs)
 

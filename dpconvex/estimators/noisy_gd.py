@@ -272,10 +272,21 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     }
 
     def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
-        """The table, then: a Loss instance must declare a finite derivative bound (the clip
-        rule needs it)."""
+        """The table, then: the loss must be one dpconvex ships or have a CVXPY form dpconvex
+        compiles, and declare a finite derivative bound (the clip rule needs it); refused
+        here, before any data are read. ``planned``: the plan made at once (:meth:`_plan`)
+        takes the loss compiled here (:meth:`_validated_loss`), and carries it to the
+        template the run reads."""
         super()._validate_params(planned=planned)
-        self._make_loss()
+        loss = self._make_loss()
+        if planned:
+            self._loss_for_plan = (self.loss, loss)
+
+    def _validated_loss(self) -> Loss:
+        """The loss compiled by the validation of the plan being made, for the same ``loss``
+        given (taken once: nothing of it is left on the estimator); compiled here otherwise."""
+        given, loss = self.__dict__.pop("_loss_for_plan", (None, None))
+        return loss if loss is not None and given is self.loss else self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The mechanism, (ε, δ) and the settings that public quantities fix.
@@ -287,7 +298,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         are the certificate's lines); the radius and learning rate rules need the
         noise multiplier z, which the accountant calibrates at fit time.
         """
-        if n_classes > 2:
+        # compiled once, by the validation: the plan carries it to the template the run reads
+        loss = self._validated_loss()
+        if n_classes > 2:  # the binary models' plan carries theirs
             return self._plan_ovr(n, n_classes, n_features)
         T = None
         # a bound on running time, from the public shape (privacy-noisy-gd)
@@ -316,7 +329,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                             delta_rule=self.delta is None)
         delta = default_delta(n) if self.delta is None else float(self.delta)
         budget = Budget(float(self.epsilon), delta)
-        loss = self._make_loss()
         q = self._augmented_norm()
         notes: list[NoisyGDRule] = []
         clip = optional_float(self.clip)
@@ -336,7 +348,14 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                      "fit_intercept": bool(self.fit_intercept), "steps": T,
                      "radius": optional_float(self.radius) or at_fit, "clip": clip,
                      "learning_rate": optional_float(self.learning_rate) or at_fit,
-                     "accounting": self.accounting, "average": self.average})
+                     "accounting": self.accounting, "average": self.average},
+            loss=loss)
+
+    def _planned_loss(self, plan: FitPlan) -> Loss:
+        """The loss ``plan`` carries, compiled once by :meth:`_plan` (a one-vs-rest plan: its
+        binary plans'); made here for a plan that carries none (one made by hand)."""
+        carried = plan.sub_plans[0].loss if plan.sub_plans else plan.loss
+        return carried if carried is not None else self._make_loss()
 
     def _augmented_norm(self) -> float:
         """q̃ = √(q² + 1) with the intercept column (constant 1), else q: the template's bound."""
@@ -367,8 +386,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         (1000, 4, True)
         """
         p = plan.n_features + int(bool(self.fit_intercept))
-        return EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(),
-                                                plan.n, p)
+        return EmpiricalRiskTemplate.of_problem(self._planned_loss(plan),
+                                                self._augmented_norm(), plan.n, p)
 
     def prepare(
         self, X: Any, y: Any, plan: FitPlan, *, context: FitContext = NO_CONTEXT
@@ -418,8 +437,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             if not isinstance(rows, ScaledRows):
                 rows = ScaledRows(DenseRows(rows), np.ones(rows.shape[0]))
             rows = rows.compact().scale_rows(signs)
-        template = EmpiricalRiskTemplate.of_problem(self._make_loss(), self._augmented_norm(),
-                                                    rows.n, rows.p)
+        template = EmpiricalRiskTemplate.of_problem(self._planned_loss(plan),
+                                                    self._augmented_norm(), rows.n, rows.p)
         # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
         template.X, template.y = rows, np.ones(rows.n)
         return _bind_plan(Prepared(template=template, labels=labels, meta=meta), plan)

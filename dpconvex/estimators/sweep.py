@@ -47,10 +47,16 @@ from .base import (
     not_public_source,
     prepared_plan_differences,
     public_label_source,
+    refuse_users_learner,
     state_rows_source,
 )
 from .regression import private_bounds
-from .selection.grid import SelectedEstimator, grid_without_ledgers, public_size
+from .selection.grid import (
+    SelectedEstimator,
+    grid_without_ledgers,
+    public_size,
+    state_vouched_steps,
+)
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
 
@@ -156,9 +162,11 @@ class EpsilonSweep:
 
     @property
     def certificate(self) -> Certificate:
-        """The sweep's guarantee: the sequential composition of every fit's certificate
-        (ε and δ add up); a schema released by ``draft_schema`` that encodes every fit's
-        table is counted once, before the fits (its ε and δ were charged by ``draft_schema``)."""
+        """The sweep's guarantee for its X: the sequential composition of every fit's
+        certificate (ε and δ add up); a schema released by ``draft_schema`` that encodes every
+        fit's table is counted once, before the fits (its ε and δ were charged by
+        ``draft_schema``); pipeline steps outside dpconvex that a swept search vouched for
+        (its ``vouch="preprocessing"``) are stated among its conditions."""
         release = self._schema_release
         fits = self._charged()
         if release is None:
@@ -170,6 +178,7 @@ class EpsilonSweep:
             labels=["schema", "fits"],
         )
         whole.state(fits.label_source, delta_rows_note(whole.delta, self.n_samples))
+        state_vouched_steps(whole, [fits])
         return whole
 
     @property
@@ -197,6 +206,8 @@ class EpsilonSweep:
             labels=labels)
         # one label set for every fit, as a search states it; δ against the n rows of the data set
         whole.state(parts[0].label_source, delta_rows_note(whole.delta, self.n_samples))
+        # a search's pipeline steps outside dpconvex, vouched for by its vouch=: at the top
+        state_vouched_steps(whole, parts)
         return whole
 
 
@@ -207,8 +218,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     Parameters
     ----------
     estimator : estimator
-        An unfitted dpconvex estimator; it is not modified. Its parameters are
-        used for every fit except ``epsilon`` and ``random_state``.
+        An unfitted dpconvex estimator (or a model with an ``epsilon`` and a
+        ``certificate_``); it is not modified. Its parameters are used for every fit except
+        ``epsilon`` and ``random_state``.
     X, y : array-like
         Training data, as for ``fit``. A Dask array or DataFrame is checked once for the whole sweep (its rows
         stay on the workers; y, a vector of length n, is computed once) and then given to every fit.
@@ -241,6 +253,9 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
         out of its range.
     BudgetError
         The ``accountant`` cannot hold the sum of the fits' budgets (nothing charged).
+    PrivacyError
+        A swept search over a pipeline step outside dpconvex, without its
+        ``vouch="preprocessing"`` (the search's refusal, before any fit; nothing charged).
 
     Notes
     -----
@@ -258,6 +273,18 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
     keep the ``accountant``. The ledger is charged what the fits charge: a schema released by
     ``draft_schema`` was charged there, and the certificate counts it once. δ >= 1/n of the
     sum warns and is stated, as in a single fit's hold.
+
+    What the certificate covers: a sweep is a series of fits of ``estimator`` itself on X as
+    given, with no step between, and its certificate composes those fits' certificates as
+    they stand. A dpconvex private estimator or private search certifies each fit for X, and
+    so the sweep's certificate is a guarantee for X. A :class:`~sklearn.pipeline.Pipeline`
+    has no ``epsilon`` and is not swept; pipeline steps reach a sweep only inside a search,
+    whose own ``vouch=`` refuses a step outside dpconvex (a ``FunctionTransformer``) before
+    anything is charged, or vouches for it (``vouch="preprocessing"``): the sweep's
+    certificate then states those steps among its own conditions, declared and vouched for,
+    not verified, as the search's does. An estimator outside dpconvex that has an
+    ``epsilon`` (a user's model) is fitted by its own ``fit(X, y)`` and holds no ledger: its
+    ``certificate_`` is its own statement, which the sweep composes unchecked.
 
     Examples
     --------
@@ -294,6 +321,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
             f"epsilon_sweep: {type(estimator).__name__} overrides fit, which the sweep "
             "never calls (it fits by plan, prepare and fit_prepared): call fit per epsilon."
         )
+    # the sweep composes its fits' certificates: each must be dpconvex's fit as shipped
+    refuse_users_learner(estimator, "epsilon_sweep")
     # recorded on every model, as fit does (a Dask DataFrame is checked into an array once)
     names = feature_names_of(X, "epsilon_sweep")
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
@@ -365,7 +394,8 @@ def epsilon_sweep(estimator: Any, X: Any, y: Any, epsilons: Sequence[float], *, 
             for model, plan in zip(fits, fit_plans, strict=True):
                 # one-vs-rest, estimators without prepare / fit_prepared (e.g.
                 # PrivateGridSearch) and a regressor releasing its labels' centre first are
-                # plain fits, drawing from the sweep's generator
+                # plain fits, drawing from the sweep's generator: a fit on X itself (a
+                # search's pipeline steps answer to the search's own vouch=)
                 if plan is None or plan.sub_plans or "label center" in plan.parts or \
                         type(model).prepare is PrivateEstimator.prepare:
                     fit_with(model, X, y, context, [(model, noise)], caller=owner)

@@ -1404,13 +1404,14 @@ def get_regression_loss(name: str | Loss, label_range: tuple[float, float], **pa
     """
     if isinstance(name, Loss):
         return name
+    if not isinstance(name, str) or name not in (*REGRESSION_LOSSES, "squared"):
+        # a list: not a key (unhashable); its repr is not quoted (describe_value)
+        raise ParameterError(f"The 'name' parameter of get_regression_loss must be one of "
+                             f"{sorted([*REGRESSION_LOSSES, 'squared'])} or a Loss instance. Got "
+                             f"{describe_value(name)} instead.")
     if name == "squared":
         return Loss.from_cvxpy(lambda z, y: 0.5 * cp.square(z - y), kind="regression",
                                name="squared", label_range=label_range)
-    if name not in REGRESSION_LOSSES:
-        raise ParameterError(f"The 'name' parameter of get_regression_loss must be one of "
-                             f"{sorted([*REGRESSION_LOSSES, 'squared'])} or a Loss instance. Got "
-                             f"{name!r} instead.")
     return REGRESSION_LOSSES[name](label_range=label_range, **params)
 
 
@@ -1428,9 +1429,9 @@ def get_loss(name: str | Loss, **params: Any) -> Loss:
     """
     if isinstance(name, Loss):
         return name
-    if name not in LOSSES:
+    if not isinstance(name, str) or name not in LOSSES:  # a list: not a key (unhashable)
         raise ParameterError(f"The 'name' argument of get_loss must be one of {sorted(LOSSES)} "
-                             f"or a Loss instance. Got {name!r} instead.")
+                             f"or a Loss instance. Got {describe_value(name)} instead.")
     return LOSSES[name](**params)
 
 
@@ -1679,5 +1680,5 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
             if shipped
             else "data-independent as the caller declares: not verified"
         ),
-        unverified=None if shipped else "objective",
+        unverified="" if shipped else "objective",
     )

@@ -11,16 +11,19 @@ budget). The regressors' label range is released in the fit
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
 from .._validation import (
     GENERATOR_TYPES,
+    MAX_INT,
     _short_repr,
     check_float,
+    check_int,
     check_seed,
     conversion_failure,
     dtype_shown,
@@ -41,6 +44,7 @@ from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_sche
 from ..data.tables import category_texts, dtype_kind, number_values, table_columns
 from ..errors import (
     DataTypeError,
+    DataValidationError,
     ParameterError,
     PrivacyLeakWarning,
     PrivacyWarning,
@@ -90,21 +94,84 @@ def _float64(values: Any, caller: str, name: str) -> np.ndarray:
     big = np.finfo(np.float64).max
     out = []
     for piece in _pieces(values, caller, name):
-        v = np.asarray(piece)
-        v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
         try:
+            v = np.asarray(piece)  # a sequence of sequences fails here
+            v = np.clip(v, -big, big) if v.dtype.kind == "f" and v.dtype.itemsize > 8 else v
             converted = v.astype(np.float64).reshape(-1)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             failure = conversion_failure(exc)
+            too_large = isinstance(exc, OverflowError)
         else:
             out.append(converted)
             continue
         # raised after the handler: no context holds NumPy's text, which can quote a value
+        if too_large:
+            raise DataValidationError(
+                f"{caller}: {name} hold a number too large for float64 (above about 1.8e308); "
+                "rescale the column by a public constant first.")
         raise DataTypeError(
             f"{caller}: {name} must be numbers, one per record; they could not be converted "
             f"to float: {failure}. Convert the column to numbers first "
             "(text categories: release_vocabulary).")
     return out[0] if len(out) == 1 else np.concatenate(out or [np.empty(0)])
+
+
+def _check_call(values: Any, budget: Any, name: Any, caller: str) -> None:
+    """Refuse, before anything is read, what a release of a column cannot take: values that
+    are not one per record, a budget that is not a :class:`Budget`, a name that is not a
+    str (it is printed in the certificate and the messages)."""
+    if values is None:
+        raise ParameterError(
+            f"{caller}: values is None; pass the column's values, one per record (a 1-D array "
+            "or a list).")
+    check_column(values, caller)
+    _check_budget(budget, caller)
+    _checked_text("name", name, caller)
+
+
+def _check_budget(budget: Any, caller: str) -> None:
+    """Refuse a budget that is not a :class:`Budget`, by its type alone."""
+    if not isinstance(budget, Budget):
+        raise ParameterError(
+            f"{caller}: budget must be a Budget, e.g. Budget(1.0) (or Budget(1.0, 1e-6) for a "
+            f"vocabulary); got a {type(budget).__name__}.")
+
+
+def _checked_text(what: str, value: Any, caller: str) -> str:
+    """``value`` if it is a str, else a :class:`ParameterError` naming its type alone."""
+    if not isinstance(value, str):
+        raise ParameterError(
+            f"{caller}: {what} must be a str (it is printed in the certificate and messages); "
+            f"got a {type(value).__name__}.")
+    return value
+
+
+def _checked_n(n: Any, caller: str, *, optional: bool = False) -> int:
+    """The public number of records as an int in [0, MAX_INT] (too few for a release are
+    refused by the release, with the reason), or a :class:`ParameterError` that names its
+    type alone (never its text); ``optional``: the call also takes None (the number of
+    values), handled by the caller."""
+    if isinstance(n, bool) or not isinstance(n, (Integral, np.integer)):
+        raise ParameterError(
+            f"{caller}: n must be an int >= 0, the public number of records"
+            f"{' (or None: the number of values)' if optional else ''}; got a "
+            f"{type(n).__name__}.")
+    if not 0 <= int(n) <= MAX_INT:
+        raise ParameterError(
+            f"{caller}: n must be an int in [0, {MAX_INT:,}], the public number of "
+            "records; got an int outside that range.")
+    return int(n)
+
+
+def _items(piece: Any, caller: str, name: str) -> list[Any]:
+    """The categories of one piece of a column as a list, or a refusal by type alone."""
+    if hasattr(piece, "tolist"):
+        return piece.tolist()
+    if not isinstance(piece, Iterable):
+        raise ParameterError(
+            f"{caller}: the {name} are a {type(piece).__name__}, not one category per "
+            "record; pass a 1-D array or a list.")
+    return list(piece)
 
 
 def release_range(values: Any, budget: Budget, *, n: int | None = None,
@@ -186,9 +253,14 @@ def _release_range(values: Any, budget: Budget, n: int | None, levels: Sequence[
                    notes: list[str] | None = None) -> tuple[float, float, float, Certificate]:
     """:func:`release_range`, its note at the grid's end opening with ``owner`` (appended to
     ``notes`` where given, else warned)."""
-    check_column(values, "release_range")
+    _check_call(values, budget, name, "release_range")
+    n = None if n is None else _checked_n(n, "release_range", optional=True)
+    owner = _checked_text("owner", owner, "release_range")
+    if notes is not None and not isinstance(notes, list):
+        raise ParameterError("release_range: 'notes' must be a list (the notes are appended "
+                             f"to it) or None; got {type(notes).__name__}.")
     v = _float64(values, "release_range", name)
-    n_records = v.size if n is None else int(n)
+    n_records = v.size if n is None else n
     released = _range_release(lambda: v, n_records, budget, levels, name, rng, seeded)
     lo, hi, median = (float(t) for t in released.theta)
     note = grid_end_note(lo, hi, name, owner)  # a function of the release alone
@@ -238,6 +310,12 @@ def grid_end_note(lo: float, hi: float, name: str = "values",
     >>> "Rescale them by a public constant" in grid_end_note(2.0 ** 62, 2.0 ** 63)
     True
     """
+    lo = check_float("lo", lo, "grid_end_note", low=-np.inf, allow_inf=True, magnitude=False,
+                     noun="argument")
+    hi = check_float("hi", hi, "grid_end_note", low=-np.inf, allow_inf=True, magnitude=False,
+                     noun="argument")
+    name = _checked_text("name", name, "grid_end_note")
+    owner = _checked_text("owner", owner, "grid_end_note")
     small, end = 2.0 ** K_MIN, 2.0 ** (K_MAX + 1)
     if -small <= lo and hi <= small:
         where = (f"is the private-range grid's cell around 0, (-2^{K_MIN}, 2^{K_MIN}) = "
@@ -293,7 +371,10 @@ def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAU
     ...
     dpconvex.errors.ParameterError: release_range: the range of the values needs ...
     """
-    return _range_release(None, int(n), budget, levels, name, None, seeded,
+    n = _checked_n(n, "range_certificate")
+    _check_budget(budget, "range_certificate")
+    name = _checked_text("name", name, "range_certificate")
+    return _range_release(None, n, budget, levels, name, None, seeded,
                           dry_run=True).certificate
 
 
@@ -344,6 +425,11 @@ def check_range_budget(
     ...
     dpconvex.errors.ParameterError: release_range: the range of the values needs ...
     """
+    caller = _checked_text("caller", caller, "check_range_budget")
+    name = _checked_text("name", name, caller)
+    n = _checked_n(n, caller)
+    epsilon = check_float("epsilon", epsilon, caller, allow_inf=True, magnitude=False,
+                          noun="argument")
     if n * epsilon < MIN_RECORDS_EPSILON:
         raise ParameterError(
             f"{caller}: the range of the {name} needs n * epsilon >= {MIN_RECORDS_EPSILON:g} (n = "
@@ -402,10 +488,11 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     >>> release_vocabulary(plans, Budget(1.0, 1e-6), rng=0)[0]
     ('basic', 'pro')
     """
-    check_column(values, "release_vocabulary")
+    _check_call(values, budget, name, "release_vocabulary")
+    n = None if n is None else _checked_n(n, "release_vocabulary", optional=True)
     items = [v for piece in _pieces(values, "release_vocabulary", name)
-             for v in (piece.tolist() if hasattr(piece, "tolist") else list(piece))]
-    n_records = len(items) if n is None else int(n)
+             for v in _items(piece, "release_vocabulary", name)]
+    n_records = len(items) if n is None else n
     # δ is the chance one record's category is published verbatim: δ >= 1/n warns, and the
     # certificate states it, as every fit's
     held = budget if isinstance(budget, Budget) else None  # another: refused by release
@@ -511,6 +598,10 @@ def column_budgets(budget: Budget, n_ranges: int, n_vocabularies: int) -> Column
     >>> cb.rule, cb.range_epsilon > 1.0 / 40
     ('PLD composition', True)
     """
+    _check_budget(budget, "column_budgets")
+    n_ranges = check_int("n_ranges", n_ranges, "column_budgets", low=0, noun="argument")
+    n_vocabularies = check_int("n_vocabularies", n_vocabularies, "column_budgets", low=0,
+                               noun="argument")
     k = n_ranges + n_vocabularies
     if k == 0:
         return ColumnBudgets(0.0, None, "nothing released", "every column declared", 0.0, 0.0)
@@ -790,7 +881,8 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     dpconvex.errors.ParameterError: draft_schema: the kind of column(s) ['plan'] is not public: ...
     """
     if epsilon is None:
-        if delta or declared is not None or accountant is not None:
+        no_delta = isinstance(delta, Real) and delta == 0  # a Series or text: given
+        if not no_delta or declared is not None or accountant is not None:
             raise ParameterError(
                 "draft_schema: 'delta', 'declared' and 'accountant' need 'epsilon' (a "
                 "private draft); without it the draft is read from the data."

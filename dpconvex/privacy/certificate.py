@@ -16,10 +16,15 @@ from collections.abc import Iterable
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
+from .._validation import is_dpconvex_class
+from ..errors import PrivacyError
+
 __all__ = ["PREPROCESSING", "SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows",
            "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
-           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps",
-           "stated_by_template"]
+           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps", "as_shipped",
+           "read_once", "stated_by_template", "template_statements"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
@@ -67,26 +72,144 @@ class Condition:
 #: dpconvex stands behind it.
 _STATED = "stated by the user's template, not checked by dpconvex"
 
+#: The fields of a :class:`Condition` and the exact types each may be of where an object not
+#: built by dpconvex gives them (:func:`read_once`): built-ins and NumPy's bool, whose values
+#: answer the same at every read (None as ``unverified``: none).
+_FIELD_TYPES: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("name", (str,)), ("holds", (bool, np.bool_)), ("how", (str,)), ("detail", (str,)),
+    ("unverified", (str, type(None))), ("vouched", (bool, np.bool_)))
 
-def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
-    """The conditions a user's template states itself (its ``conditions()``), each as the
-    template's statement: one that says it holds and names no unverified constant is declared,
-    not verified (:attr:`Condition.unverified` ``"template_conditions"``), its detail keeping
-    what the template said and how; :func:`~dpconvex.privacy.declarations.vouched` refuses it
-    unless the caller vouches for ``"template_conditions"``. What dpconvex checks itself (the
-    template's records, its constants, its objective) are conditions of their own
+
+def as_shipped(obj: Any) -> bool:
+    """Whether ``obj`` is as dpconvex ships it, its methods dpconvex's code: its class is
+    dpconvex's and nothing set on the instance stands for a callable of its class
+    (``t.conditions = lambda needs: [...]``, or a method such a method calls), which is code
+    of the user's (:func:`~dpconvex.privacy.user_parts.users_part` finds it too). What a
+    template's or a mechanism's ``conditions()`` returns is dpconvex's own checks only then.
+
+    Parameters
+    ----------
+    obj : object
+        A template or a mechanism.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import as_shipped
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> mech = get_mechanism("objective")
+    >>> as_shipped(mech)
+    True
+    >>> mech.conditions = lambda template, budget: []
+    >>> as_shipped(mech)
+    False
+    """
+    cls = type(obj)
+    return is_dpconvex_class(cls) and not any(
+        callable(getattr(cls, name, None)) for name in getattr(obj, "__dict__", {}))
+
+
+def read_once(condition: Any, caller: str = "release",
+              source: str = "the template's conditions()") -> Condition:
+    """``condition`` read once, as a :class:`Condition` dpconvex builds from the values read:
+    it must be a ``Condition`` exactly (not a subclass, not an object with the same fields),
+    each field of an exact type whose value answers the same at every read (the texts ``str``,
+    ``holds`` a ``bool`` or NumPy bool, ``unverified`` a ``str`` or None for none; not a
+    subclass of any). Nothing the object does after this read reaches a release: what the
+    release reads is the new condition, of built-in values.
+
+    Parameters
+    ----------
+    condition : Condition
+        What a template (or a mechanism) gave as a condition.
+    caller, source : str
+        The call that reads it and what gave it, for the message.
+
+    Returns
+    -------
+    Condition
+        A condition equal to ``condition``, built by dpconvex.
+
+    Raises
+    ------
+    PrivacyError
+        ``condition`` is not a ``Condition`` exactly, or a field is not of its types exactly
+        (e.g. a subclass of ``str``).
+
+    Examples
+    --------
+    >>> from dpconvex import Condition
+    >>> from dpconvex.privacy.certificate import read_once
+    >>> read_once(Condition("row norm bound", True, "enforced by clipping")).holds
+    True
+    >>> class Name(str):
+    ...     pass
+    >>> try:
+    ...     read_once(Condition(Name("row norm bound"), True, "enforced by clipping"))
+    ... except Exception as exc:
+    ...     print(type(exc).__name__, str(exc).split(" a condition ")[1].split(":")[0])
+    PrivacyError whose 'name' is of type Name, not str
+    """
+    if type(condition) is not Condition:
+        raise PrivacyError(
+            f"{caller}: {source} gave an object of type {_type_name(condition)} as a "
+            "condition, not a dpconvex Condition: a condition is read once, as a Condition of "
+            "built-in values; return Condition(name, holds, how, detail, unverified) objects.")
+    values: dict[str, Any] = {}
+    for name, kinds in _FIELD_TYPES:
+        value = getattr(condition, name)
+        if type(value) not in kinds:
+            kind = kinds[0].__name__
+            raise PrivacyError(
+                f"{caller}: {source} gave a condition whose {name!r} is of type "
+                f"{_type_name(value)}, not {kind}: a condition is read once, as built-in "
+                f"values; give {name}= as a {kind} exactly (e.g. {kind}(...) of it).")
+        values[name] = value
+    values["holds"], values["vouched"] = bool(values["holds"]), bool(values["vouched"])
+    values["unverified"] = values["unverified"] or ""
+    return Condition(**values)
+
+
+def _type_name(value: Any) -> str:
+    """The class of ``value`` by its qualified name, with its module where it is NumPy's."""
+    cls = type(value)
+    module = getattr(cls, "__module__", "")
+    return f"{module}.{cls.__qualname__}" if module == "numpy" else cls.__qualname__
+
+
+def stated_by_template(conditions: Iterable[Any], caller: str = "release",
+                       source: str = "the template's conditions()") -> list[Condition]:
+    """The conditions a user's template states itself (its ``conditions()``), each read once
+    (:func:`read_once`: a ``Condition`` of built-in values exactly, else refused) and stated as
+    the template's statement, one for each: one that says it holds and names no unverified
+    constant is declared, not verified (:attr:`Condition.unverified`
+    ``"template_conditions"``), its detail keeping what the template said and how;
+    :func:`~dpconvex.privacy.declarations.vouched` refuses it unless the caller vouches for
+    ``"template_conditions"``. What dpconvex checks itself (the template's records, its
+    constants, its objective) are conditions of their own
     (:func:`~dpconvex.privacy.declarations.declaration_conditions`). One that names an
-    unverified constant keeps it (it asks for a vouch already), and one that says it fails
-    still fails.
+    unverified constant keeps it, and one that says it fails still fails;
+    :func:`template_statements` adds to one that holds on a constant it names the template's
+    statement of it.
 
     Parameters
     ----------
     conditions : iterable of Condition
-        What the template's ``conditions(needs)`` returned.
+        What the template's ``conditions(needs)`` returned (iterated once).
+    caller, source : str
+        The call that reads them and what gave them, for the message of a refusal.
 
     Returns
     -------
     list of Condition
+
+    Raises
+    ------
+    PrivacyError
+        An item is not a ``Condition`` of built-in values exactly (:func:`read_once`).
 
     Examples
     --------
@@ -99,13 +222,64 @@ def stated_by_template(conditions: Iterable[Condition]) -> list[Condition]:
     >>> c.detail
     'the template states: enforced by clipping; every row has ||x|| <= 1'
     """
-    return [
-        Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
-        if c.unverified or not c.holds
-        else Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
-                       unverified="template_conditions")
-        for c in conditions
-    ]
+    return [_statement(read_once(c, caller, source)) for c in conditions]
+
+
+def _statement(c: Condition) -> Condition:
+    """The condition ``c``, read once, as the template's statement (:func:`stated_by_template`)."""
+    if c.unverified or not c.holds:
+        return Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
+    return Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
+                     unverified="template_conditions")
+
+
+def template_statements(conditions: Iterable[Any], caller: str = "release",
+                        source: str = "the template's conditions()") -> list[Condition]:
+    """What a user's template states in its ``conditions()``, as a release states it: each
+    condition as :func:`stated_by_template` states it, and after each that holds on a
+    constant it names itself (:attr:`Condition.unverified`, other than
+    ``"template_conditions"``) the template's statement of it, ``"<name> (the template's
+    statement)"``, declared, not verified (``"template_conditions"``): that the condition
+    holds once the constant it names does is the template's statement too, so a vouch for
+    that constant alone (one the caller gives for another condition, e.g. ``"grad_bound"``)
+    does not cover it.
+
+    Parameters
+    ----------
+    conditions : iterable of Condition
+        What the template's ``conditions(needs)`` returned (iterated once).
+    caller, source : str
+        The call that reads them and what gave them, for the message of a refusal.
+
+    Returns
+    -------
+    list of Condition
+
+    Raises
+    ------
+    PrivacyError
+        An item is not a ``Condition`` of built-in values exactly (:func:`read_once`).
+
+    Examples
+    --------
+    >>> from dpconvex import Condition
+    >>> from dpconvex.privacy.certificate import template_statements
+    >>> own, statement = template_statements([Condition(
+    ...     "row norm bound", True, "declared", "||x|| <= 1", unverified="grad_bound")])
+    >>> own.unverified, statement.unverified
+    ('grad_bound', 'template_conditions')
+    >>> statement.name, statement.detail
+    ("row norm bound (the template's statement)", 'the template states: declared; ||x|| <= 1')
+    """
+    out = []
+    for given in conditions:
+        c = read_once(given, caller, source)
+        out.append(_statement(c))
+        if c.holds and c.unverified not in ("", "template_conditions"):
+            out.append(Condition(f"{c.name} (the template's statement)", True, _STATED,
+                                 f"the template states: {c.how}; {c.detail}",
+                                 unverified="template_conditions"))
+    return out
 
 
 @dataclass(frozen=True)

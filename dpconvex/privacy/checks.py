@@ -37,8 +37,8 @@ from ..objectives.atoms import DerivedBounds, derive_bounds, vectorize
 from ..objectives.losses import CVXPYLoss, Loss, shipped_as_built
 from .certificate import Condition
 
-__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "probe_loss",
-           "refuse_constant_loss", "shipped_loss_conditions", "solved_loss"]
+__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "is_compiled",
+           "probe_loss", "refuse_constant_loss", "shipped_loss_conditions", "solved_loss"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
 PROBE_RTOL = 1e-6
@@ -251,6 +251,31 @@ def _compiled_here(loss: Any) -> bool:
     found = _COMPILED.get(id(loss))
     return (found is not None and found[0]() is loss and type(loss) is CVXPYLoss
             and _members(loss) == found[1])
+
+
+def is_compiled(loss: Any) -> bool:
+    """Whether ``loss`` is a loss :func:`solved_loss` compiled from a CVXPY form, with no member
+    set on it since: what its methods compute is the compiled tree's, not a user's code.
+
+    Parameters
+    ----------
+    loss : object
+        The loss to ask about.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives import Loss, Logistic
+    >>> from dpconvex.privacy.checks import is_compiled, solved_loss
+    >>> stated = Loss.from_cvxpy(lambda m: cp.logistic(-m), deriv_bound=1.0)
+    >>> is_compiled(stated), is_compiled(solved_loss(stated)), is_compiled(Logistic())
+    (False, True, False)
+    """
+    return _compiled_here(loss)
 
 
 def solved_loss(loss: Loss) -> Loss:

@@ -173,7 +173,13 @@ def users_objective(template: Any, changed: Iterable[str] = ()) -> bool:
     """
     # a rows operator of the user's runs the user's code in every product the objective reads
     return (shipped_derivation(template) is None or bool(_OBJECTIVE_MEMBERS & set(changed))
-            or any(part.startswith("rows ") for part in changed))
+            or _users_records(changed))
+
+
+def _users_records(changed: Iterable[str]) -> bool:
+    """Whether the rows or the labels are read through an object of the user's (the parts
+    "rows ..." and "labels ..." of :func:`~dpconvex.privacy.user_parts.user_parts`)."""
+    return any(part.startswith(("rows ", "labels ")) for part in changed)
 
 
 #: What the caller vouches for with ``"objective"`` where the objective is the user's code.
@@ -182,6 +188,16 @@ _OBJECTIVE_CODE = (
     "that it is, at every point a solve reaches, the mean over the template's records of a "
     "convex loss plus the regularizer and the noise terms, its gradient and residual of that "
     "objective, reading those records only, rests on it"
+)
+
+
+#: What the caller vouches for with ``"objective"`` where noisy gradient descent reads the rows
+#: and labels through code of the user's (capability ``"per_example_gradients"``).
+_PER_EXAMPLE = (
+    "the rows and labels (X, y) are read through code of the user's (the template's class, or "
+    "an object of the user's it holds): that they are the template's n records, one row and one "
+    "label per record, so that record i's gradient reads record i only, rests on it; the "
+    "per-example clipping and the sensitivity 2C/n hold for per-record gradients only"
 )
 
 
@@ -902,12 +918,15 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
                     + ": not verified",
                 )
             )
-        if "distance_bound" in needs and not targeted:
+        if "distance_bound" in needs and (not targeted or _users(template, "distance_bound")):
             conds.append(_unverified("distance bound", "distance_bound",
                                      "declared distance_bound(residual, mu): not verified"))
     if targeted:
         return conds
 
+    if "per_example_gradients" in needs and (
+            shipped_derivation(template) is None or _users_records(changed)):
+        conds.append(_unverified("per-example gradients", "objective", _PER_EXAMPLE))
     for need, constant in (("sufficient_statistics", "data_norm"), ("bounded_sum", "sensitivity"),
                            ("grid_counts", "sensitivity"), ("category_counts", "sensitivity")):
         if need in needs:  # statistics the template computes by itself, on bounds it declares

@@ -60,7 +60,7 @@ from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, r
 from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS, PrivacyConstants
 from .budget import Budget
-from .certificate import Certificate, Condition
+from .certificate import Certificate, Condition, as_shipped, read_once
 from .checks import exact_number, user_code
 from .declarations import DeclaredFacts, declared_facts, vouch_names, vouched
 from .mechanisms.amp import GAMMA_KEY
@@ -506,14 +506,19 @@ def _conditions(template: Template, mechanism: Mechanism, budget: Budget, backen
                 users: bool, vouch: Iterable[str], vouch_unused: str
                 ) -> tuple[list[Condition], DeclaredFacts | None]:
     """The conditions of the proof before any noise: the mechanism's (the template's among
-    them), the first that fails refused (in release's name, as the mechanism's own refusals),
-    those on the user's parts where one is (:func:`user_conditions`), and the constants nobody
-    verified refused unless vouched for (:func:`vouched`); and a user's template's declared
-    constants, ``n``, ``gradient_difference_rank`` and distance per unit of residual as they
-    were read, once, for its checks (:func:`~dpconvex.privacy.declarations.declared_facts`;
-    None: none read)."""
+    them; a mechanism of the user's: each read once,
+    :func:`~dpconvex.privacy.certificate.read_once`), the first that fails refused (in
+    release's name, as the mechanism's own refusals), those on the user's parts where one is
+    (:func:`user_conditions`), and the constants nobody verified refused unless vouched for
+    (:func:`vouched`); and a user's template's declared constants, ``n``,
+    ``gradient_difference_rank`` and distance per unit of residual as they were read, once,
+    for its checks (:func:`~dpconvex.privacy.declarations.declared_facts`; None: none
+    read)."""
     try:
         conditions = mechanism.conditions(template, budget)
+        if not as_shipped(mechanism):  # the user's: each read once, of built-ins
+            source = f"the conditions() of mechanism {type(mechanism).__qualname__}"
+            conditions = [read_once(c, "release", source) for c in conditions]
     except PrivacyError as exc:  # the template's or the mechanism's refusal: in this call's name
         raise signed_refusal(exc, "release") from None
     for c in conditions:  # the first that fails

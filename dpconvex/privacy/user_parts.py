@@ -76,8 +76,9 @@ _CLASS_MEMBERS = frozenset(
 def user_parts(template: Any) -> list[str]:
     """What of a template is the user's although its class may be shipped: members of
     ``_CLASS_MEMBERS`` set on the instance, and a parameter space (a parameterization), a feature
-    map, a regularizer or a rows operator of a class dpconvex does not ship, or with methods set
-    on the instance.
+    map, a regularizer, a rows operator, or rows or labels the instance holds (its ``X`` and
+    ``y``, "rows" and "labels": an object other than a NumPy array or SciPy matrix of their own
+    classes) of a class dpconvex does not ship, or with methods set on the instance.
 
     Parameters
     ----------
@@ -99,9 +100,22 @@ def user_parts(template: Any) -> list[str]:
     >>> t.gradient_difference_rank = 1
     >>> user_parts(t)
     ['gradient_difference_rank']
+    >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
+    >>> class Rows:
+    ...     pass
+    >>> e = EmpiricalRiskTemplate(Logistic(), 1.0, X, y)
+    >>> user_parts(e)
+    []
+    >>> e.X = Rows()
+    >>> user_parts(e)
+    ['rows Rows']
     """
     parts = sorted(set(getattr(template, "__dict__", {})) & _CLASS_MEMBERS)
     space, rows = getattr(template, "space", None), getattr(template, "rows", None)
+    # the rows and labels the instance holds (X, y: what noisy GD, the class sums and k-means
+    # read), where they are neither a NumPy array nor a SciPy matrix of their own classes
+    held = getattr(template, "__dict__", {})
+    X, y = (None if _plain_data(held.get(k)) else held.get(k) for k in ("X", "y"))
     convex = getattr(space, "convex_set", None)  # and an intersection's members, each on its own
     sets = (convex, *getattr(convex, "sets", ()))
     for name, obj in (
@@ -115,10 +129,19 @@ def user_parts(template: Any) -> list[str]:
             None if rows is None or isinstance(rows, np.ndarray) or sp.issparse(rows) else rows,
         ),
         ("rows", getattr(rows, "base", None)),
+        ("rows", None if X is rows else X),
+        ("rows", None if X is None or X is rows else getattr(X, "base", None)),
+        ("labels", y),
     ):
         if obj is not None and (users := users_class(obj)):
             parts.append(f"{name} {users}")
     return parts
+
+
+def _plain_data(value: Any) -> bool:
+    """Whether ``value`` is None, a NumPy array of NumPy's own class (whose reading runs no
+    code of the user's) or a value of :data:`_PLAIN` (a SciPy matrix of SciPy's own class)."""
+    return value is None or type(value) is np.ndarray or type(value) in _PLAIN
 
 
 def _solved_parts(template: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

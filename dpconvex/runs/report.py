@@ -21,6 +21,7 @@ import collections
 import contextlib
 import json
 import math
+import numbers
 import os
 import re
 import shutil
@@ -35,7 +36,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from ..datasets._files import stage_folder
-from ..errors import DPConvexError
+from ..errors import DPConvexError, ParameterError
 from .spec import Problem
 
 if TYPE_CHECKING:
@@ -225,6 +226,7 @@ def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "")
     >>> warning_lines([entry], 10, "results.json")
     ['PrivacyWarning from 2 of 10 fits (LR): Noise is large. [... full text in results.json]']
     """
+    _check_warning_entries(entries, fits, full_text)
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     for e in entries:  # texts that differ after their first sentence share one line
         head = first_sentence(e["message"])
@@ -240,6 +242,36 @@ def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "")
         count = f" from {line['fits']} of {fits} fits" if line["fits"] else ""
         out.append(f"{category}{count} ({', '.join(line['methods'])}): {head}{tail}")
     return out
+
+
+#: What :func:`warning_lines` reads, closing its refusals.
+_ENTRIES_FORM = (
+    "Pass WarningTally.summary() (ProblemResult.warnings): a list of dicts with the keys "
+    "'category' and 'message' (str), 'fits' (int) and 'methods' (a list of str).")
+
+
+def _check_warning_entries(entries: Any, fits: Any, full_text: Any) -> None:
+    """Refuse what :func:`warning_lines` cannot read, by name (:class:`ParameterError`)."""
+    if not isinstance(entries, (list, tuple)):
+        raise ParameterError(f"warning_lines: entries must be a list of dicts; got a "
+                             f"{type(entries).__name__}. {_ENTRIES_FORM}")
+    for i, e in enumerate(entries):
+        ok = (isinstance(e, dict) and isinstance(e.get("category"), str)
+              and isinstance(e.get("message"), str)
+              and isinstance(e.get("fits"), numbers.Integral)
+              and not isinstance(e.get("fits"), bool)
+              and isinstance(e.get("methods"), (list, tuple))
+              and all(isinstance(m, str) for m in e["methods"]))
+        if not ok:
+            raise ParameterError(f"warning_lines: entry {i} of entries lacks a key or has one of "
+                                 f"another type. "
+                                 f"{_ENTRIES_FORM}")
+    if isinstance(fits, bool) or not isinstance(fits, numbers.Integral) or fits < 0:
+        raise ParameterError(f"warning_lines: fits must be an int >= 0 (the run's fits); got "
+                             f"a {type(fits).__name__}. Pass ProblemResult.fits.")
+    if not isinstance(full_text, str):
+        raise ParameterError(f"warning_lines: full_text must be a str; got a "
+                             f"{type(full_text).__name__}. Pass where the whole texts are.")
 
 
 # ----------------------------------------------------------------------------- the table

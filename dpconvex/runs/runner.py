@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import NoiseSource, check_bool, check_float, check_int
+from .._validation import (
+    NoiseSource,
+    check_bool,
+    check_float,
+    check_int,
+    conversion_failure,
+    float_rows,
+)
 from ..data.schema import _number
 from ..data.validation import LabelArray, check_array, check_labels, computed, declared_classes
 from ..errors import DatasetError, DataValidationError, ParameterError
@@ -57,9 +64,20 @@ def majority_error(y_train: Any, y_test: Any) -> float:
     >>> majority_error([0, 0, 1], [0, 1, 1, 1])
     0.75
     """
-    labels, counts = np.unique(np.asarray(y_train), return_counts=True)
-    majority = labels[int(np.argmax(counts))]
-    return float(np.mean(np.asarray(y_test) != majority))
+    train = _label_column(y_train, "majority_error", "y_train")
+    test = _label_column(y_test, "majority_error", "y_test")
+    error = None
+    try:  # labels of types that do not compare fail here; the text can name a label
+        labels, counts = np.unique(train, return_counts=True)
+        majority = labels[int(np.argmax(counts))]
+        error = float(np.mean(np.asarray(test != majority, dtype=bool)))
+    except (TypeError, ValueError, ArithmeticError):
+        pass
+    if error is None:
+        raise DataValidationError(
+            "majority_error: y_train and y_test hold labels that cannot be compared (e.g. "
+            "numbers and strings mixed, or containers). Pass labels of one type.")
+    return error
 
 
 def constant_r2(y_train: Any, y_test: Any) -> float:
@@ -77,8 +95,40 @@ def constant_r2(y_train: Any, y_test: Any) -> float:
     """
     from sklearn.metrics import r2_score
 
-    truth = np.asarray(y_test, dtype=float)
-    return float(r2_score(truth, np.full(truth.shape, float(np.mean(np.asarray(y_train, float))))))
+    train = _label_column(float_rows(y_train, "constant_r2", "y_train"), "constant_r2",
+                          "y_train")
+    truth = _label_column(float_rows(y_test, "constant_r2", "y_test"), "constant_r2", "y_test")
+    for name, y in (("y_train", train), ("y_test", truth)):
+        if not np.isfinite(y).all():
+            raise DataValidationError(
+                f"constant_r2: {name} holds NaN or an infinity; pass finite labels.")
+    with np.errstate(over="ignore"):
+        center = float(np.mean(train))
+    if not math.isfinite(center):  # a sum beyond float64: the mean of the scaled labels
+        scale = float(np.max(np.abs(train)))
+        center = float(np.mean(train / scale)) * scale
+    with np.errstate(over="ignore", invalid="ignore"):  # labels near the float64 maximum
+        return float(r2_score(truth, np.full(truth.shape, center)))
+
+
+def _label_column(y: Any, caller: str, name: str) -> np.ndarray:
+    """``y`` as a 1-D array of at least one label, or a
+    :class:`~dpconvex.errors.DataValidationError` that quotes no label (raised outside the
+    ``except`` block, so that no context holds NumPy's text, which can quote one)."""
+    failure = None
+    try:
+        column = np.asarray(y)
+    except (TypeError, ValueError, OverflowError) as exc:
+        failure = type(exc)
+    if failure is not None:
+        raise DataValidationError(
+            f"{caller}: {name} could not be read as an array ({conversion_failure(failure)}). "
+            "Pass a 1-D array of labels.")
+    if column.ndim != 1 or column.size == 0:
+        raise DataValidationError(
+            f"{caller}: {name} must be a 1-D array of at least one label; got shape "
+            f"{column.shape}.")
+    return column
 
 
 def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:

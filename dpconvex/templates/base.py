@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from .._validation import _as_float, _short_repr
+from .._validation import _as_float, _short_repr, check_float
 from ..errors import ParameterError
 from ..objectives.sets import ConvexSet
 from ..privacy.checks import beyond_float_range, exact_number
@@ -254,9 +254,7 @@ class RecordDomain:
                 "(lo, "
                 "hi): the verifier probes every label a record can carry."
             )
-        if not (float(self.data_norm) > 0 and np.isfinite(float(self.data_norm))):
-            raise ParameterError(f"The 'data_norm' parameter of RecordDomain must be a finite "
-                                 f"float > 0. Got {_short_repr(self.data_norm)} instead.")
+        check_float("data_norm", self.data_norm, "RecordDomain", magnitude=False)
 
     def probe_labels(self) -> tuple[float, ...]:
         """The labels a probe uses: the set, or the range's ends and middle."""

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import describe_value, is_dpconvex_function
+from .._validation import conversion_failure, describe_value, is_dpconvex_function
 from ..data.log_grid import cell_counts
 from ..data.operators import row_norms
 from ..data.sufficient import Moments
@@ -247,8 +247,9 @@ def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndar
 # ---------------------------------------------------------------------- range and vocabulary
 def check_column(values: Any, caller: str) -> None:
     """Refuse values that are not one per record: a text (whose characters would be taken for
-    records) or an array of other than one dimension (a table's rows would be taken for
-    categories, or its entries for records).
+    records), a single value such as a number (it would be taken for a column of one record)
+    or an array of other than one dimension (a table's rows would be taken for categories, or
+    its entries for records).
 
     Parameters
     ----------
@@ -260,8 +261,9 @@ def check_column(values: Any, caller: str) -> None:
     Raises
     ------
     ParameterError
-        ``values`` is a str or bytes, has an ``ndim`` other than 1, or is a list or tuple
-        holding a list, tuple or array (a table's rows).
+        ``values`` is a str or bytes, a single value (neither a sequence nor an iterable,
+        e.g. a float), has an ``ndim`` other than 1, or is a list or tuple holding a list,
+        tuple or array (a table's rows).
 
     Examples
     --------
@@ -271,7 +273,17 @@ def check_column(values: Any, caller: str) -> None:
     Traceback (most recent call last):
     ...
     dpconvex.errors.ParameterError: demo: the values are a str, not one value per record. ...
+    >>> check_column(3.5, "demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: demo: the values are a single float, not one value per ...
     """
+    if not hasattr(values, "ndim") and not hasattr(values, "__len__") and \
+            not isinstance(values, Iterable):
+        raise ParameterError(
+            f"{caller}: the values are a single {type(values).__name__}, not one value per "
+            "record. Pass a 1-D column, one value per record (a 1-D array or a list; [value] "
+            "for one record).")
     if isinstance(values, (str, bytes)):
         got = f"a {type(values).__name__}"
     elif getattr(values, "ndim", 1) != 1:
@@ -297,7 +309,7 @@ def check_levels(levels: object, owner: str, name: str = "levels") -> tuple[floa
     """
     try:
         lo, hi = (float(v) for v in levels)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, ArithmeticError):  # 10**400, Decimal("sNaN"): overflow
         lo = hi = math.nan
     if not (0.0 <= lo < hi <= 1.0):
         raise ParameterError(f"The '{name}' parameter of {owner} must be two quantile levels "
@@ -417,9 +429,14 @@ class RangeTemplate(StatisticTemplate):
         check_column(raw, "RangeTemplate.cell_counts")
         try:
             v = np.asarray(raw, dtype=np.float64)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, OverflowError) as exc:
+            failure: type[BaseException] | None = type(exc)
+        else:
+            failure = None
+        if failure is not None:  # raised after the handler: no context holds NumPy's text
             raise ParameterError("RangeTemplate.cell_counts: the values must be numbers, one "
-                                 "per record (NaN where missing).") from err
+                                 "per record (NaN where missing); they could not be converted "
+                                 f"to float: {conversion_failure(failure)}.")
         check_column(v, "RangeTemplate.cell_counts")  # (a list of lists read as a table)
         if v.size > self.n:  # the number given, not of values seen: no data statistic
             raise ParameterError(

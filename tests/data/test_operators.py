@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _doubles import ScaleOnSolve
 from _helpers import release_template, traced_peak
 
 import dpconvex as dp
@@ -469,24 +470,6 @@ def test_clip_factors_follow_the_rows_as_each_product_reads_them(sparse, unit, m
         np.testing.assert_allclose(ops.scale_rows(-v).matvec(w), -v * (M @ w), atol=1e-12)
 
 
-class _ScaleOnSolve:
-    """A stand-in for another thread: a stderr whose progress line 'noise drawn, solving'
-    (after the conditions, the calibration and the certificate) multiplies the caller's
-    rows by 100 in place."""
-
-    def __init__(self, stored):
-        self.stored, self.fired = stored, 0
-
-    def write(self, line):
-        if "noise drawn, solving" in line:
-            self.fired += 1
-            self.stored *= 100.0
-        return len(line)
-
-    def flush(self):
-        pass
-
-
 @pytest.mark.parametrize("case", ["logistic-dense", "logistic-csr", "huber-dense"])
 def test_rows_scaled_in_place_during_a_fit_are_clipped_in_the_solve(case, monkeypatch):
     """Rows multiplied by 100 in place after the checks and before the solve: the release is
@@ -507,7 +490,7 @@ def test_rows_scaled_in_place_during_a_fit_are_clipped_in_the_solve(case, monkey
     y = (score > 0).astype(int)
     X = X0.copy()
     rows = sp.csr_array(X) if case.endswith("csr") else X
-    hook = _ScaleOnSolve(rows.data if case.endswith("csr") else X)
+    hook = ScaleOnSolve(rows.data if case.endswith("csr") else X)
     monkeypatch.setattr("sys.stderr", hook)
     with verbosity(1):
         changed = clone(est).fit(rows, y)

@@ -5,6 +5,7 @@ records (docs/privacy/row_scaling.md#privacy-rows-read-in-place)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _doubles import ScaleOnSolve
 
 import dpconvex as dp
 from dpconvex.data import sufficient
@@ -70,24 +71,6 @@ def test_sufficient_statistics_equal_those_of_the_clipped_rows(sparse):
     assert m.n_clipped == int(np.count_nonzero(np.linalg.norm(X, axis=1) > 1.0))
 
 
-class _ScaleOnSolve:
-    """A stand-in for another thread: a stderr whose progress line 'noise drawn, solving'
-    (after the conditions, the calibration and the certificate) multiplies the caller's rows by
-    100 in place."""
-
-    def __init__(self, stored):
-        self.stored, self.fired = stored, 0
-
-    def write(self, line):
-        if "noise drawn, solving" in line:
-            self.fired += 1
-            self.stored *= 100.0
-        return len(line)
-
-    def flush(self):
-        pass
-
-
 @pytest.mark.parametrize("row_norm", ["none", "unit"])
 def test_large_margin_rows_scaled_in_place_during_a_fit_are_clipped_in_the_solve(
     row_norm, monkeypatch
@@ -108,7 +91,7 @@ def test_large_margin_rows_scaled_in_place_during_a_fit_are_clipped_in_the_solve
     est = dp.PrivateLargeMarginGaussian(epsilon=1.0, data_norm=1.0, classes=[0, 1],
                                         row_norm=row_norm, random_state=0, verbose=1)
     X = X0.copy()
-    hook = _ScaleOnSolve(X)
+    hook = ScaleOnSolve(X)
     seen = []
     blocks = large_margin_rows.AugmentedRows._blocks
 

@@ -3,9 +3,10 @@
 The :class:`DaskGram` products equal the in-memory ones up to summation order; a
 ``PrivateLargeMarginGaussian`` fit on a Dask array equals the in-memory fit with the
 same seed (same noise, same minimizer, same predictions) and carries the same
-calibration; the CVXPY backends refuse Dask records by name; the ledger is charged
-only for a released model; the data-wide component assignments are refused by name; a
-worker lost mid-fit is recovered by Dask with the same model. The tests that fit on the
+calibration; its rows and labels are checked once; the CVXPY backends refuse Dask records
+by name; the ledger is charged only for a released model; the data-wide component
+assignments are refused by name; a worker lost mid-fit is recovered by Dask with the same
+model. The tests that fit on the
 cluster are marked slow; the dry run and the refusals run on Dask's local scheduler (no
 ``client``).
 """
@@ -112,6 +113,35 @@ def test_certify_on_dask_equals_in_memory():
     a = _make().certify(X, y)
     b = _make().certify(da.from_array(X, chunks=(200, 3)), y)
     assert (a.epsilon, a.quantities) == (b.epsilon, b.quantities)
+
+
+@pytest.mark.parametrize("call", ["fit", "certify"])
+def test_a_dask_fit_checks_its_rows_and_labels_once(call):
+    """The Dask build takes the rows and labels as the fit (or its dry run) validated them
+    before the plan: the rows' check on the workers, the labels' check and their encoding
+    each run once."""
+    import sys
+
+    import dask
+
+    from dpconvex.data import validation
+
+    checks = {f.__code__: f.__name__ for f in (dask_rows.check_dask, validation.check_labels,
+                                                validation.encode_labels)}
+    seen: list[str] = []
+
+    def count(frame, event, arg):
+        if event == "call" and frame.f_code in checks:
+            seen.append(checks[frame.f_code])
+
+    X, y = _data(n=300)
+    with dask.config.set(scheduler="synchronous"):
+        sys.setprofile(count)
+        try:
+            getattr(_make(), call)(da.from_array(X, chunks=100), y)
+        finally:
+            sys.setprofile(None)
+    assert sorted(seen) == ["check_dask", "check_labels", "encode_labels"]
 
 
 def test_cvxpy_backends_refuse_dask_records_and_charge_nothing():

@@ -220,22 +220,20 @@ def _assumptions(cert) -> list[list[str]]:
     return [sorted(cert.notes()), *(_assumptions(part) for part in cert.parts)]
 
 
-class _NoPrivateProtocol(dp.PrivateLogisticRegression):
-    """Private helpers of the former fit protocol raise: only public methods may be used."""
-
-    def _build(self, *a, **k):
-        raise AssertionError("private _build used")
-
-    def _prepare(self, *a, **k):
-        raise AssertionError("private _prepare used")
-
-    def _fit_prepared(self, *a, **k):
-        raise AssertionError("private _fit_prepared used")
+def _refused_helper(name: str):
+    def helper(self, *a, **k):
+        raise AssertionError(f"private {name} used")
+    return helper
 
 
-def test_sweep_and_searches_use_public_methods_only():
+def test_sweep_and_searches_use_public_methods_only(monkeypatch):
+    # private helpers of a fit protocol raise on the shipped class (a search fits no class of
+    # the user's): only public methods may be used
+    for name in ("_build", "_prepare", "_fit_prepared"):
+        monkeypatch.setattr(dp.PrivateLogisticRegression, name, _refused_helper(name),
+                            raising=False)
     X, y = _data(classes=2)
-    est = _NoPrivateProtocol(epsilon=1.0, lam=0.05, classes=[0, 1])
+    est = dp.PrivateLogisticRegression(epsilon=1.0, lam=0.05, classes=[0, 1])
     sw = epsilon_sweep(est, X, y, [0.5, 1.0], runs=2, random_state=0)
     assert sw.templates_built == 1 and sw.score(X, y).shape == (2, 2)
     gs = dp.PrivateGridSearch(est, {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0)

@@ -135,3 +135,71 @@ def test_a_shipped_loss_as_built_is_the_loss_run():
     loss = Logistic()
     est = NoisyGradientDescent(loss=loss, epsilon=1.0, delta=1e-5, classes=[-1, 1])
     assert est.public_template(est.plan(300, n_classes=2, n_features=2)).loss is loss
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """The number of losses compiled (:class:`CVXPYLoss` built) since the test began."""
+    from dpconvex.objectives.losses import CVXPYLoss
+
+    built = [0]
+    init = CVXPYLoss.__init__
+
+    def counted(self, *args, **kwargs):
+        built[0] += 1
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(CVXPYLoss, "__init__", counted)
+    return built
+
+
+def test_a_fit_compiles_a_users_loss_once_and_its_run_reads_that_form(compiles):
+    """The plan compiles the CVXPY form; the template the run reads holds it (run compiles
+    nothing more), and the certificate states which class's form read the rows."""
+    from dpconvex.privacy.checks import is_compiled
+
+    X, y = _data(100)
+    est = NoisyGradientDescent(loss=Keeper(), epsilon=1.0, delta=1e-5, steps=5, classes=[-1, 1])
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    assert compiles[0] == 1 and prep.template.loss is plan.loss and is_compiled(plan.loss)
+    fitted = est.fit_prepared(prep, plan)
+    assert compiles[0] == 1
+    [stated] = [c for c in fitted.certificate_.conditions
+                if c.how == "compiled from the CVXPY form"]
+    assert stated.holds and "CVXPY form of class Keeper" in stated.detail
+    compiles[0] = 0
+    _fit(Keeper(), X, y)  # a whole fit: plan, prepare and run
+    assert compiles[0] == 1
+
+
+def test_a_shipped_loss_states_no_compiled_form():
+    fitted = _fit(Logistic(), *_data(100))
+    assert all(c.how != "compiled from the CVXPY form" for c in fitted.certificate_.conditions)
+
+
+def test_a_template_built_with_the_users_object_is_compiled_once_by_the_run(compiles):
+    """release(template, "noisy_gd") with the user's object: the run compiles it (once), its
+    methods see no margin, and the certificate states the compiled form."""
+    X, y = _data(100)
+    keeper = Keeper()
+    released = dp.release(EmpiricalRiskTemplate(keeper, 1.0, X, y),
+                          get_mechanism("noisy_gd", steps=5, accounting="rdp"),
+                          dp.Budget(1.0, 1e-5), rng=0)
+    assert compiles[0] == 1 and keeper.seen == []
+    assert any(c.how == "compiled from the CVXPY form" and "class Keeper" in c.detail
+               for c in released.certificate.conditions)
+
+
+def test_a_compiled_loss_changed_after_its_plan_is_not_run_as_changed(compiles):
+    """A method set on the template's compiled loss makes it no longer dpconvex's compiled
+    form: the run compiles its CVXPY tree afresh and never calls the method set."""
+    X, y = _data(100)
+    est = NoisyGradientDescent(loss=Keeper(), epsilon=1.0, delta=1e-5, steps=5, classes=[-1, 1],
+                               random_state=0)
+    plan = est.plan_for(X, y)
+    prep = est.prepare(X, y, plan)
+    called = []
+    prep.template.loss.deriv = lambda m: called.append(m) or np.zeros_like(m)
+    est.fit_prepared(prep, plan)
+    assert called == [] and compiles[0] == 2

@@ -186,17 +186,41 @@ def test_bad_sweep_arguments(kwargs, match):
 
 
 def test_estimator_without_epsilon_is_refused():
+    """A pipeline too: it has no epsilon of its own, so the sweep never fits its steps."""
     from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
 
     X, y = _data()
-    with pytest.raises(ParameterError, match="'epsilon' parameter"):
-        epsilon_sweep(LogisticRegression(), X, y, [1.0])
+    for estimator in (LogisticRegression(),
+                      make_pipeline(FunctionTransformer(np.tanh), dp.PrivateLogisticRegression())):
+        with pytest.raises(ParameterError, match="'epsilon' parameter"):
+            epsilon_sweep(estimator, X, y, [1.0])
 
 
 def test_a_class_is_refused_by_name():
     X, y = _data(50)
     with pytest.raises(ParameterError, match=r"pass an instance, PrivateLogisticRegression\(\)"):
         epsilon_sweep(dp.PrivateLogisticRegression, X, y, [1.0])
+
+
+class _KeepsWhatItSees(dp.PrivateLogisticRegression):
+    """A class of the user's whose ``fit_prepared`` (the method a sweep calls) keeps a mark."""
+
+    def fit_prepared(self, *args, **kwargs):
+        self.seen_ = True
+        return super().fit_prepared(*args, **kwargs)
+
+
+def test_a_learner_of_the_users_derived_from_a_shipped_one_is_refused_before_any_fit():
+    """The sweep composes its fits' certificates, each dpconvex's fit as shipped: a subclass
+    whose ``fit_prepared`` is its own is refused by name, nothing fitted or charged."""
+    X, y = _data(50)
+    learner = _KeepsWhatItSees(accountant=dp.BudgetAccountant(epsilon=10.0))
+    with pytest.raises(dp.PrivacyError, match="a class of the user's derived from"):
+        epsilon_sweep(learner, X, y, [0.5, 1.0])
+    assert not hasattr(learner, "seen_")
+    assert learner.accountant.spent == (0.0, 0.0)
 
 
 def test_a_regressor_sweep_scores_dask_rows_as_it_scores_rows_in_memory():
@@ -361,3 +385,37 @@ def test_a_sweep_on_rows_that_carry_their_ranges_states_what_a_fit_states():
     for epsilon, models in zip((1.0, 2.0), sweep.estimators, strict=True):
         fit = dp.PrivateGaussianNB(classes=[0, 1], epsilon=epsilon, random_state=0).fit(rows, y)
         assert models[0].certificate_.to_dict() == fit.certificate_.to_dict()
+
+
+@pytest.mark.parametrize("search", ["grid", "random"])
+def test_a_sweep_of_searches_over_a_step_outside_dpconvex_is_refused_or_states_the_vouch(search):
+    """The search's vouch= governs its pipeline: without it the sweep is refused by the
+    search's PrivacyError, nothing charged; with vouch="preprocessing" the sweep's own
+    certificate states the vouched steps among its conditions, as the search's does."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from dpconvex.errors import PrivacyError
+    from dpconvex.privacy.certificate import PREPROCESSING, UncheckedSteps
+
+    X, y = _unit_rows(60)
+    tuner = dp.PrivateGridSearch if search == "grid" else dp.PrivateRandomSearch
+    extra = {"mean_runs": 2} if search == "random" else {}
+    pipe = Pipeline([("squash", FunctionTransformer(np.tanh)),
+                     ("clf", dp.PrivateLogisticRegression())])
+    acc = dp.BudgetAccountant(epsilon=5.0)
+    refused = tuner(pipe, {"clf__lam": [0.1, 1.0]}, epsilon=1.0, classes=[0, 1],
+                    accountant=acc, **extra)
+    with pytest.raises(PrivacyError, match=r"'squash' \(FunctionTransformer\).*"
+                                           r"vouch=\('preprocessing',\) to Private"):
+        epsilon_sweep(refused, X, y, [0.5, 0.8], random_state=0)
+    assert acc.spent == (0.0, 0.0) and not acc.spends
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)  # small n: the noise warning
+        sweep = epsilon_sweep(clone(refused).set_params(vouch="preprocessing"), X, y,
+                              [0.5, 0.8], random_state=0)
+    whole = sweep.certificate
+    assert [c.unverified for c in whole.conditions if c.unverified] == [PREPROCESSING]
+    line = whole.line(UncheckedSteps)
+    assert line.vouched and line.steps == (("squash", "FunctionTransformer"),)
+    assert len(acc.spends) == 1

@@ -391,6 +391,101 @@ def test_a_shipped_step_with_a_method_replaced_on_the_instance_is_not_handed_the
     assert not hasattr(pipe[-1], "coef_")
 
 
+class _KeepsARow(PrivateLogisticRegression):
+    """A learner of the user's: the shipped fit, then the first row kept on the model."""
+
+    fits = 0
+
+    def fit(self, X, y, **kwargs):
+        type(self).fits += 1
+        super().fit(X, y, **kwargs)
+        self.row0_ = np.asarray(X)[0].copy()
+        return self
+
+
+class _Unnoised(PrivateLogisticRegression):
+    """A learner of the user's: the shipped fit, its coefficients then replaced by exact ones
+    (a least-squares fit of the labels: not private)."""
+
+    def fit(self, X, y, **kwargs):
+        super().fit(X, y, **kwargs)
+        self.coef_ = np.linalg.lstsq(np.asarray(X), np.asarray(y, float), rcond=None)[0][None]
+        return self
+
+
+class _Twice(PrivateLogisticRegression):
+    """A learner of the user's: two releases averaged, where the certificate counts one."""
+
+    def fit(self, X, y, **kwargs):
+        super().fit(X, y, **kwargs)
+        first = self.coef_.copy()
+        super().fit(X, y, **kwargs)
+        self.coef_ = (self.coef_ + first) / 2
+        return self
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+@pytest.mark.parametrize("learner", [_KeepsARow, _Unnoised, _Twice])
+@pytest.mark.parametrize("in_pipeline", [False, True], ids=["bare", "pipeline"])
+def test_a_learner_of_the_users_derived_from_a_shipped_one_is_refused(search, learner,
+                                                                      in_pipeline):
+    """The search's certificate composes each candidate's fit as the shipped class's release;
+    a subclass's fit (one that keeps a row, replaces the noised coefficients, or releases
+    twice) is nobody's check: refused by name before any candidate is fitted, in fit and in
+    certify, nothing charged."""
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    key = "lam"
+    estimator: Any = learner()
+    if in_pipeline:
+        estimator = make_pipeline(FunctionTransformer(np.tanh), estimator)
+        key = f"{estimator.steps[-1][0]}__lam"
+    ledger = BudgetAccountant(5.0)
+    _KeepsARow.fits = 0
+    tuner = search(estimator, {key: [0.01, 0.1]}, epsilon=1.0, classes=[0, 1], random_state=0,
+                   accountant=ledger, vouch="preprocessing", **extra)
+    named = (rf"the pipeline's learner '{estimator.steps[-1][0]}' \({learner.__name__}\)"
+             if in_pipeline else rf"the learner {learner.__name__}")
+    refusal = (rf"^{search.__name__}\.%s: {named} is a class of the user's derived from "
+               r"dpconvex's PrivateLogisticRegression.*Use PrivateLogisticRegression as "
+               r"dpconvex ships it")
+    with pytest.raises(PrivacyError, match=refusal % "fit"):
+        tuner.fit(X, y)
+    with pytest.raises(PrivacyError, match=refusal % "certify"):
+        tuner.certify(X, y)
+    assert ledger.spent == (0.0, 0.0) and _KeepsARow.fits == 0
+    assert not hasattr(tuner, "best_estimator_")
+
+
+def test_a_learner_of_the_users_is_refused_only_where_the_callers_guarantee_covers_it():
+    """fit_with refuses a subclass of the user's where the caller vouches for what its part
+    releases (a search: vouch= given); a run or an audit (vouch=None) fits it as its own
+    model, its certificate the shipped fit's, stating that the class's own methods are not
+    checked. A shipped instance with its fit replaced on the instance is refused by that
+    name."""
+    from dpconvex.estimators.base import NO_CONTEXT, fit_with, refuse_users_learner
+
+    X, y = _binary()
+    with pytest.raises(PrivacyError, match=r"^Demo\.fit: the learner _KeepsARow is a class of "
+                                           "the user's"):
+        fit_with(_KeepsARow(classes=[0, 1]), X, y, NO_CONTEXT, caller="Demo.fit", vouch=())
+    own = fit_with(_KeepsARow(classes=[0, 1], random_state=0), X, y, NO_CONTEXT)
+    assert own.certificate_.private  # the shipped fit's certificate; the row is the user's:
+    np.testing.assert_allclose(own.row0_, X[0], rtol=1e-15)  # a copy of the first row
+    # ... and the certificate says so; the shipped class's states no such line
+    users = "the estimator is _KeepsARow, a class of the user's derived from dpconvex's "
+    assert [line for line in own.certificate_.assumptions if line.startswith(users)]
+    shipped = PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(X, y)
+    assert not [line for line in shipped.certificate_.assumptions
+                if line.startswith("the estimator is")]
+    replaced = PrivateLogisticRegression()
+    replaced.fit = lambda X, y, context=None: replaced  # on the instance: not the class's fit
+    with pytest.raises(PrivacyError, match="an instance of PrivateLogisticRegression with a "
+                                           "method or property set on the instance"):
+        refuse_users_learner(replaced, "Demo.fit")
+    refuse_users_learner(make_pipeline(PrivateLogisticRegression()), "Demo.fit")  # shipped
+
+
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
 def test_a_step_that_reads_the_whole_x_is_released_only_as_vouched(search):
     """A FunctionTransformer whose function reads every row (one record's size switches all

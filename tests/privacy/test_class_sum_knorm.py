@@ -61,7 +61,6 @@ def test_registered_for_the_centroid_kind_and_calibrated_from_public_constants()
     cal = release(t, "knorm_sum", Budget(1.5), dry_run=True).calibration
     assert cal.sensitivity == pytest.approx(2 * math.sqrt(1 + W * W)) == math.sqrt(5.0)
     assert cal.noise_rate == pytest.approx(1.5 / math.sqrt(5.0))
-    assert cal.extra["block dimension"] == 4
     assert mech.noise_law(cal).coordinate_scale((3, 4)) == pytest.approx(math.sqrt(4) / cal.noise_rate)
     assert cal.noise_shape == (3, 4) and mech.placement == "sum"  # the C (d + 1) sums and counts
     assert cal.expected_sq_norm == pytest.approx(12 * 5 / cal.noise_rate**2)  # C k (k + 1)/β²
@@ -71,6 +70,8 @@ def test_registered_for_the_centroid_kind_and_calibrated_from_public_constants()
     cert = release(t, "knorm_sum", Budget(1.5), dry_run=True).certificate
     assert (cert.epsilon, cert.delta) == (1.5, 0.0)
     assert cert.quantities["sensitivity in sum_c ||V_c||"] == cal.sensitivity
+    law = next(c.detail for c in cert.conditions if c.name == "noise calibration")
+    assert "Gamma(4, 1/beta)" in law  # rows of d + 1 = 4 entries, as the calibration read d
 
 
 # --------------------------------------------------------------- sensitivity

@@ -5,10 +5,10 @@ the noise used; a Δu that is not > 0 is refused by name."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import numpy as np
 import pytest
+from _doubles import CheckedN, checking
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError
@@ -94,7 +94,8 @@ def test_a_sensitivity_that_answers_otherwise_for_the_calibration_is_refused(hon
     template = cls([0.1, 0.5, 3.0], sensitivity=2.0, n=40)
     cls.reads = 0
     with pytest.raises(PrivacyError, match="another sensitivity"):
-        dp.release(template, "exponential", dp.Budget(1.0), rng=0, vouch=("sensitivity",))
+        dp.release(template, "exponential", dp.Budget(1.0), rng=0,
+                   vouch=("sensitivity", "template_conditions"))
 
 
 class Mine(SelectionTemplate):
@@ -195,33 +196,6 @@ def test_the_mean_is_clipped_to_the_calibrated_bound():
     assert released.calibration.sensitivity == 2.0 / 100
 
 
-def _checking() -> bool:
-    """Whether the declaration checks of a user's template are on the call stack (the stack a
-    template that answers its checks honestly, and the calibration otherwise, would read)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        if frame.f_globals.get("__name__", "").startswith(
-                ("dpconvex.privacy.declarations", "dpconvex.privacy.user_parts")):
-            return True
-        frame = frame.f_back
-    return False
-
-
-class CheckedN(LinearERMTemplate):
-    """n is the number of records to the checks, a thousand times it elsewhere (a Jacobian
-    slack a thousand times smaller)."""
-
-    name = "checked n"
-
-    @property
-    def n(self):
-        return self._n if _checking() else 1000 * self._n
-
-    @n.setter
-    def n(self, value):
-        self._n = value
-
-
 class CheckedRank(LinearERMTemplate):
     """gradient_difference_rank 3 to the checks, 1 elsewhere (a smaller sigma)."""
 
@@ -229,7 +203,7 @@ class CheckedRank(LinearERMTemplate):
 
     @property
     def gradient_difference_rank(self):
-        return 3 if _checking() else 1
+        return 3 if checking() else 1
 
 
 def test_an_n_that_answers_otherwise_for_the_calibration_is_refused():
@@ -257,7 +231,7 @@ class CheckedDistance(LinearERMTemplate):
 
     def distance_bound(self, residual, mu):
         honest = super().distance_bound(residual, mu)
-        return honest if _checking() else 1e-6 * honest
+        return honest if checking() else 1e-6 * honest
 
 
 def test_the_output_solve_tolerance_rests_on_the_checked_distance_bound():

@@ -78,8 +78,11 @@ def _corner_statistics(d: int, q: float, s: float | None) -> tuple[dict, ...]:
     X = rng.uniform(-1, 1, size=(3, d))
     X *= q / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), q)
     u = np.array([1.0, -0.5, 0.25])
+    # the public facts (parts, free column, s) as a calibration reads them: the run's own
+    facts = get_mechanism("gaussian_ssp").calibrate(_template_of(d, q, s, None),
+                                                    Budget(1.0, 1e-5)).extra
     return tuple(statistics_of(_template(np.vstack([x, X[1:]]), np.concatenate([[lab], u[1:]]),
-                                         q, s))
+                                         q, s), facts)
                  for x in _records(d, q) for lab in (-1.0, 1.0))
 
 
@@ -415,7 +418,7 @@ def test_the_stated_variances_are_those_of_the_noise_draws(name):
     cross = np.array([mech.noise_law(cal, "cross").sample((3,), rng) for _ in range(8000)])
     assert float(np.var(cross[:, 0])) == pytest.approx(mech.variance(cal, "cross"), rel=0.1)
     assert mech.variance(cal, "gram", 4.0) == pytest.approx(v / 16)
-    assert "total" in mech.parts(template)  # an intercept column (s = 1): S is released
+    assert "total" in cal.extra["parts"]  # an intercept column (s = 1): S is released
     total = mech.noise_law(cal, "total").sample((20000,), rng)  # one coordinate: independent draws
     assert float(np.var(total)) == pytest.approx(mech.variance(cal, "total"), rel=0.1)
 
@@ -556,8 +559,8 @@ def test_run_is_the_documented_choice_on_the_statistics_it_released(epsilon, cli
     mech = get_mechanism("gaussian_ssp")
     cal = mech.calibrate(template, Budget(epsilon, 1e-5))
     theta = mech.run(template, cal, None, np.random.default_rng(11))[0]
-    stats, draw = statistics_of(template), np.random.default_rng(11)
-    noisy = {part: mech.noise_law(cal, part).add(stats[part], draw) for part in mech.parts(template)}
+    stats, draw = statistics_of(template, cal.extra), np.random.default_rng(11)
+    noisy = {part: mech.noise_law(cal, part).add(stats[part], draw) for part in cal.extra["parts"]}
     expected, was_clipped = _chosen_theta(noisy, cal, 300, 1.5, 0.5)
     assert was_clipped == clipped
     np.testing.assert_allclose(theta, expected, rtol=1e-9, atol=1e-12)

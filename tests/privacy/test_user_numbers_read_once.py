@@ -188,7 +188,8 @@ def test_a_selection_calibrates_certifies_and_draws_on_one_sensitivity(monkeypat
     monkeypatch.setattr(scalar, "exponential_mechanism",
                         lambda *a, **k: drawn.append(k["sensitivity"]) or draw(*a, **k))
     template = Drifting([0.2, 0.9, 0.4], sensitivity=2.0, n=100)
-    released = dp.release(template, "exponential", dp.Budget(1.0), rng=0, vouch=("sensitivity",))
+    released = dp.release(template, "exponential", dp.Budget(1.0), rng=0,
+                          vouch=("sensitivity", "template_conditions"))
     cal, cert = released.calibration, released.certificate
     assert cal.sensitivity == 2.0  # the value its condition and checks read
     assert type(cal.sensitivity) is float and cal.noise_rate == 1.0 / (2.0 * cal.sensitivity)

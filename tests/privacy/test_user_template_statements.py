@@ -119,15 +119,20 @@ def test_a_condition_the_template_states_as_failing_is_refused_whatever_is_vouch
                    dry_run=True, vouch=(*PROBED, "template_conditions"))
 
 
-def test_a_stated_condition_naming_an_unverified_constant_keeps_it():
+def test_a_stated_condition_naming_an_unverified_constant_keeps_it_and_is_stated_too():
+    """It keeps the constant it names, and the template's statement of it follows, declared,
+    not verified, as every statement of the template."""
     X, y = _rows()
     declared = [Condition("utility bound", True, "declared, not verified", "declared 2",
                           unverified="sensitivity")]
-    (c,) = get_mechanism("objective").conditions(Claiming(X, y, 1.0, stated=declared),
-                                                 dp.Budget(1.0))
+    (c, stated) = get_mechanism("objective").conditions(Claiming(X, y, 1.0, stated=declared),
+                                                        dp.Budget(1.0))
     assert (c.unverified, c.detail) == ("sensitivity", "declared 2")
     assert c.how == ("stated by the user's template, not checked by dpconvex; "
                      "declared, not verified")
+    assert (stated.name, stated.unverified) == ("utility bound (the template's statement)",
+                                                "template_conditions")
+    assert stated.detail == "the template states: declared, not verified; declared 2"
 
 
 def test_the_cvxpy_form_comparison_is_stated_as_the_probe_it_is():

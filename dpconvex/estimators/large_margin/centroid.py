@@ -28,8 +28,8 @@ import scipy.sparse as sp
 
 from ..._validation import describe_value, is_dask_collection
 from ...data.operators import DenseRows, canonical_csr, row_norms
-from ...data.preprocess import clip_rows
-from ...data.row_scaling import normalize_rows
+from ...data.preprocess import _clip_checked, _clip_dense
+from ...data.row_scaling import _unit_dense, normalize_rows
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate, Line, RowMap
 from ...privacy.rules.large_margin import (
@@ -133,9 +133,10 @@ def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
         X = np.array(X, dtype=float, copy=True)
     elif sp.issparse(X):
         X = canonical_csr(X).copy()
+    # the rows checked by the estimator (check_array): the maps' cores, which check nothing
     if resolved_row_norm(est) == "unit" and isinstance(X, np.ndarray):
-        return normalize_rows(X, q), int(np.count_nonzero(row_norms(X) > q))
-    clipped, n_clipped = clip_rows(X, q)
+        return _unit_dense(X, q), int(np.count_nonzero(row_norms(X) > q))
+    clipped, n_clipped = _clip_checked(X, q)
     return map_rows(est, clipped), n_clipped
 
 
@@ -233,8 +234,10 @@ def row_notes(est: LargeMarginSettings) -> list[RowMap]:
 
 
 def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
+    """A chunk of the checked Dask rows (each chunk checked as it is read, ``check_dask``)
+    scaled to q (``unit``) or clipped to it."""
     block = np.asarray(block, dtype=float)
-    return normalize_rows(block, q) if unit else clip_rows(block, q)[0]
+    return _unit_dense(block, q) if unit else _clip_dense(block, q)[0]
 
 
 def prepared_rows(est: LargeMarginSettings, Xv: Any) -> Any:

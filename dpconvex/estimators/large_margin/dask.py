@@ -21,14 +21,7 @@ import numpy as np
 
 from ...data.dask_gram import DaskGram
 from ...data.dask_rows import compute
-from ...data.validation import (
-    LabelSet,
-    check_array,
-    check_labels,
-    computed,
-    encode_labels,
-    zero_rows,
-)
+from ...data.validation import LabelSet, check_array, zero_rows
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
 from ...privacy.release import release
@@ -38,7 +31,7 @@ from ...privacy.rules.large_margin import (
     uses_centroid,
 )
 from ...templates.statistics import assign_nearest
-from ..base import NO_CONTEXT, FitContext, Prepared, check_context, given_source
+from ..base import NO_CONTEXT, FitContext, Prepared, check_context
 from .centroid import certify_centroid, clip_and_map, prepared_rows
 from .components import assign_components
 from .learners import LargeMarginFacts, build_template, fit_budget, fit_states, objective_budget
@@ -117,20 +110,10 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
             f"Got {method!r} instead, which reads the whole data set at once. Pass X.compute() "
             "if the rows fit in memory, or use public centers (centers=...)."
         )
-    X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
+    # the rows and labels as the fit (or dry run) validated them, else validated here
+    data = context.data or est._validated(X, y, context)
+    X_checked, y_checked, labels = data.X, data.y, data.labels
     n, d = (int(size) for size in X_checked.shape)
-    classes, given = est._fit_classes(context)  # classes=, else the holding fit's set
-    y_checked = check_labels(computed(y), n, f"{owner}.fit", classes=classes,
-                             unknown_labels=est.unknown_labels)
-    labels = given_source(encode_labels(
-        y_checked,
-        classes,
-        f"{owner}.fit",
-        unknown_labels=est.unknown_labels,
-        excluded=context.excluded,
-        warning=context.label_warning,
-        noted=context.data is not None,  # the fit's validation noted the labels outside
-    ), given)
     C = int(labels.classes.size)
     K = resolved_components(est, n, C, d)
     q = float(est.data_norm)

@@ -33,6 +33,7 @@ from ..._validation import (
     is_dask_collection,
     noise_source,
 )
+from ...data.preprocess import _augment_scaled
 from ...data.validation import LABEL_POLICY, LabelSet, check_array, zero_rows
 from ...errors import note_clipped, say
 from ...objectives.losses import Frobenius, Loss
@@ -49,7 +50,7 @@ from ...privacy.rules.large_margin import (
 )
 from ...privacy.rules.noise_level import warn_if_noise_dominates
 from ...templates.base import Template
-from ...templates.large_margin import MatrixTerm, augment_and_scale
+from ...templates.large_margin import MatrixTerm
 from ..base import (
     NO_CONTEXT,
     SOLVER,
@@ -357,7 +358,7 @@ default="auto"
     def _train_z(self, clipped: np.ndarray, labels: LabelSet) -> np.ndarray:
         """Scaled rows z; records that contribute no loss (``labels.dropped``: a label outside
         the set, a row left out of the fit) get z = 0 (constant loss, no gradient)."""
-        Z = augment_and_scale(clipped, float(self.data_norm))
+        Z = _augment_scaled(clipped, float(self.data_norm))  # rows checked by the fit
         if np.any(labels.dropped):
             Z[labels.dropped] = 0.0
         return Z
@@ -601,7 +602,7 @@ default="auto"
 
     def _row_scores(self, X_checked: Any) -> np.ndarray:
         """:meth:`class_scores` of rows already checked (in memory)."""
-        Z = augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
+        Z = _augment_scaled(prepared_rows(self, X_checked), float(self.data_norm))
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)
         forms = np.stack([np.einsum("ij,ij->i", Z @ P[cell], Z) for cell in range(C * K)], axis=1)

@@ -84,7 +84,9 @@ from ..base import (
     fresh_fit,
     not_public_source,
     refuse_fit_params,
+    refuse_users_learner,
     state_rows_source,
+    state_users_class,
 )
 from ..parts import Parts, check_rows, mistakes
 
@@ -605,12 +607,12 @@ class SelectedEstimator(CheckedParamNames):
         try:
             with fresh_fit(self):  # nothing of an earlier fit (another release) is kept
                 if check_context(context, f"{type(self).__name__}.fit") is not NO_CONTEXT:
-                    return self._fit_with(X, y, context)
+                    return state_users_class(self._fit_with(X, y, context))
                 fitted = state_rows_source(self._fit_with(X, y, NO_CONTEXT), X)
         except (PrivacyError, SolverError) as exc:  # a candidate's refusal: in this call's name
             raise signed_refusal(exc, f"{type(self).__name__}.fit") from None
         state_rows_source(getattr(fitted, "best_estimator_", None), X)  # the released model's too
-        return fitted
+        return state_users_class(fitted)  # a class of the user's: its methods unchecked
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn,
@@ -625,9 +627,12 @@ class SelectedEstimator(CheckedParamNames):
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError
-            What ``fit`` would raise for the candidates.
+            What ``fit`` would raise for the candidates (a learner of the user's derived from
+            one dpconvex ships among them:
+            :func:`~dpconvex.estimators.base.refuse_users_learner`).
         """
         self._refuse_a_draft(X, f"{type(self).__name__}.certify")
+        refuse_users_learner(self.estimator, f"{type(self).__name__}.certify")
         self._refuse_ranges_given_twice(X, type(self).__name__)
         return self._certify_with(X, y)  # type: ignore[attr-defined]
 
@@ -703,17 +708,19 @@ class SelectedEstimator(CheckedParamNames):
         return self._public_classes(type(self).__name__)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
-        """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft, check
-        the parameters (:meth:`_check_params`, each value of the grid given its candidate once,
-        the ledgers these hold handed on to :meth:`_ledger`) and the public label set (once, for
-        every step
-        that reads it), one label-set warning for every candidate (first), its budget
+        """:meth:`fit` inside ``context``, the skeleton of every search: refuse a draft and a
+        learner of the user's standing in for a shipped one
+        (:func:`~dpconvex.estimators.base.refuse_users_learner`), check the parameters
+        (:meth:`_check_params`, each value of the grid given its candidate once, the ledgers
+        these hold handed on to :meth:`_ledger`) and the public label set (once, for every
+        step that reads it), one label-set warning for every candidate (first), its budget
         (:meth:`_budget`) and generator, hold the budget, check the rows,
         train and select (:meth:`_select`), commit, set the selected model. The candidates
         draw from generators spawned from this fit's (``context.noise``, else
         ``random_state``); its parts and selection read every row."""
         owner = type(self).__name__
         self._refuse_a_draft(X, f"{owner}.fit")
+        refuse_users_learner(self.estimator, f"{owner}.fit")  # each candidate's: fit_with
         self._refuse_ranges_given_twice(X, owner)
         names = feature_names_of(X, f"{owner}.fit")
         params, grid_ledgers = self._check_params(owner)
@@ -1195,6 +1202,7 @@ class SelectedEstimator(CheckedParamNames):
         candidate = clone(self.estimator).set_params(
             **_unfitted(params), **self._settings(epsilon, unknown, labels, any_source=not handed)
         )
+        refuse_users_learner(candidate, f"{owner}.certify")  # a value of the grid's among them
         if handed:  # the set read from y handed to the candidate, as its fit takes it
             part = self._candidate_context(NO_CONTEXT.inner(None), labels)
             certificate = state_rows_source(certify_part(candidate, *rows, part), rows[0],
@@ -1268,8 +1276,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         A dpconvex private classifier (an ``epsilon`` parameter, a ``certificate_`` after fit; a regressor is
         refused), or a Pipeline whose single private step has them; its other steps must read no statistic
         (dpconvex's public maps, or stateless per-record maps such as ``Normalizer`` with
-        ``vouch="preprocessing"``; a step that learns from its rows is refused). Cloned for each
-        candidate.
+        ``vouch="preprocessing"``; a step that learns from its rows is refused). The private
+        step is the class dpconvex ships, as shipped: a class of the user's derived from it
+        (or one with a method set on the instance) is refused, its fit being unchecked. Cloned
+        for each candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the data; the privacy
         parameters (:data:`PRIVACY_PARAMETERS`: ``epsilon``, ``delta``, ``accountant``) and ``random_state``,

@@ -298,8 +298,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     estimator : estimator
         A dpconvex private classifier with a pure ε-DP mechanism (an ``epsilon``
         parameter, ``delta`` 0 if it has one, a ``certificate_`` after fit), or a
-        Pipeline whose single private step has them (its other steps as in
-        :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`). Cloned for every run.
+        Pipeline whose single private step has them (its other steps, and the class of the
+        private step, as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`).
+        Cloned for every run.
     param_grid : dict, list of dict, or "auto"
         Candidate settings as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`,
         fixed before seeing the data, or ``"auto"``

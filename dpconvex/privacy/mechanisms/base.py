@@ -44,7 +44,7 @@ from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
 from ...templates.base import PrivacyConstants
 from ..budget import Budget, remaining_each
-from ..certificate import Certificate, Condition, MechanismChoice, stated_by_template
+from ..certificate import Certificate, Condition, MechanismChoice, as_shipped, template_statements
 from ..noise import Noise, NormGamma
 
 if TYPE_CHECKING:
@@ -579,8 +579,9 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template`` before any noise: the template's (a
-        user's template's as its own statements, declared and not verified:
-        :func:`~dpconvex.privacy.certificate.stated_by_template`), then any a subclass adds.
+        user's template's, or a shipped template's with a method of the user's set on it, as
+        its own statements, each read once, declared and not verified:
+        :func:`~dpconvex.privacy.certificate.template_statements`), then any a subclass adds.
         :func:`~dpconvex.privacy.release.release` refuses the first that fails; a mechanism
         raises :class:`PrivacyError` itself where it cannot serve the template.
 
@@ -612,10 +613,12 @@ class Mechanism(ABC, Generic[TemplateT]):
         >>> "row norm bound" in [c.name for c in conditions], all(c.holds for c in conditions)
         (True, True)
         """
-        conds = list(template.conditions(self.needs))
-        if not is_dpconvex_class(type(template)):  # the user's own statements: not verified
-            conds = stated_by_template(conds)
-        return conds
+        stated = template.conditions(self.needs)
+        if not as_shipped(template):  # the user's own statements: not verified
+            return template_statements(
+                stated, f"{type(self).__name__}.conditions",
+                f"the conditions() of template {type(template).__qualname__!r}")
+        return list(stated)
 
     @abstractmethod
     def calibrate(self, template: TemplateT, budget: Budget) -> Calibration | None:

@@ -40,7 +40,7 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, register
-from .record_sets import NormBall, record_set_of
+from .record_sets import NormBall, RecordSet, record_set_of
 
 __all__ = [
     "KNORM_COUNT_WEIGHT",
@@ -165,22 +165,21 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     #: The norm the noise is calibrated in (:data:`~dpconvex.privacy.mechanisms.record_sets.NORMS`).
     norm = "l2"
 
-    def sensitivity(self, template: ClassSumsTemplate) -> float:
-        """Δ in :attr:`norm` for the template's record set and this mechanism's count weight."""
-        return record_set_of(template).sensitivity(self.norm, self.count_weight)
-
     placement = "sum"
 
-    def _pure_calibration(self, template: ClassSumsTemplate, budget: Budget,
-                          extra: dict[str, Any] | None = None) -> Calibration:
-        """A pure ε-DP calibration: rate β = ε/Δ, the whole ε on the noise (no slack)."""
+    def _sensitivity(self, template: ClassSumsTemplate) -> tuple[RecordSet, float]:
+        """The template's record set, read once (the certificate states the calibration's), and
+        Δ in :attr:`norm` for it and this mechanism's count weight."""
         records = record_set_of(template)
-        sens = records.sensitivity(self.norm, self.count_weight)
+        return records, records.sensitivity(self.norm, self.count_weight)
+
+    def _pure_calibration(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
+        """A pure ε-DP calibration: rate β = ε/Δ, the whole ε on the noise (no slack)."""
+        records, sens = self._sensitivity(template)
         return self._holding_noise(template, Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=budget.epsilon / sens,
-            extra={"count weight": self.count_weight, **(extra or {}),
-                   RECORD_SET_KEY: records}))
+            extra={"count weight": self.count_weight, RECORD_SET_KEY: records}))
 
     def _holding_noise(self, template: ClassSumsTemplate, cal: Calibration) -> Calibration:
         """``cal`` holding its law (:meth:`noise_law`, built once: :meth:`run` draws it) on the
@@ -195,8 +194,8 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         """The mechanism's calibration condition and quantities (a pure one: its density's
-        :attr:`law_text`, and the ratio bound exp(β Δ) = e^ε)."""
-        k = int(cal.extra.get("block dimension", 0))
+        :attr:`law_text` on rows of k = d + 1 entries, and the ratio bound exp(β Δ) = e^ε)."""
+        k = cal.noise_shape[-1]  # d + 1, as the calibration read d
         return [
             Condition(
                 "noise calibration",
@@ -291,8 +290,7 @@ class ClassSumGaussian(_ClassSumNoise):
     noise_label = "analytic Gaussian mechanism (Balle & Wang 2018)"
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
-        records = record_set_of(template)  # read once: the certificate reads the calibration's
-        sens = records.sensitivity(self.norm, self.count_weight)
+        records, sens = self._sensitivity(template)
         sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, sens)
         return self._holding_noise(template, Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
@@ -379,7 +377,7 @@ class ClassSumKNorm(_ClassSumNoise):
         super().__init__(count_weight)
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
-        return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
+        return self._pure_calibration(template, budget)
 
     law_text = "density exp(-beta sum_c ||b_c||), each row's norm ~ Gamma({k}, 1/beta): "
 
@@ -438,7 +436,7 @@ class ClassSumKNormSup(_ClassSumNoise):
     sensitivity_name = "sensitivity in sum_c ||V_c||_inf"
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
-        return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
+        return self._pure_calibration(template, budget)
 
     law_text = ("density exp(-beta sum_c ||b_c||_inf), each row a Gamma({k_plus_one}, 1/beta) "
                 "radius times a point uniform in [-1, 1]^{k}: ")

@@ -44,7 +44,7 @@ from ..accounting.gaussian import (
 )
 from ..budget import Budget
 from ..certificate import Certificate, Condition, NoisyGDRule
-from ..checks import solved_loss
+from ..checks import is_compiled, solved_loss
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, register
 from .facts import public_count, public_number
@@ -123,6 +123,37 @@ def default_delta(n: int) -> float:
     1e-06
     """
     return 1.0 / (float(n) * float(n))
+
+
+#: The key of the calibration's ``extra`` that names the class whose CVXPY form the run's
+#: loss is compiled from (None: a loss dpconvex ships, as its constructor built it).
+_COMPILED_FROM = "loss compiled from"
+
+
+def _compiled_from(loss: Loss) -> str | None:
+    """The class whose CVXPY form the run reads the rows through, compiled by dpconvex
+    (:func:`~dpconvex.privacy.checks.solved_loss`), or None for a loss dpconvex ships as its
+    constructor built it (read as it is). A loss ``solved_loss`` compiled names the class it
+    was compiled from; any other is compiled by :meth:`NoisyGD.run` before it reads a row
+    (refused there where its form does not compile) and names its own class."""
+    if shipped_as_built(loss):
+        return None
+    if is_compiled(loss):
+        return str(loss.solved_from)
+    return type(loss).__qualname__
+
+
+def _compiled_form_condition(source: str | None) -> list[Condition]:
+    """The condition stating that a user's loss read the rows through the NumPy form dpconvex
+    compiled from its CVXPY form (none for a loss dpconvex ships as built)."""
+    if source is None:
+        return []
+    return [Condition(
+        "loss read through its compiled form", True, "compiled from the CVXPY form",
+        f"the per-example gradients read the margins only through l' of the NumPy form "
+        f"dpconvex compiled from the CVXPY form of class {source}, elementwise (record i's "
+        "gradient reads its own margin); no method of the loss given is called on the rows, "
+        "and a loss whose form does not compile is refused before any row is read")]
 
 
 class PerExampleGradientsTemplate(Template, Protocol):
@@ -601,7 +632,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             extra={"noise multiplier": st.noise_multiplier, "noise std": st.noise_std,
                    "learning rate": st.learning_rate, "steps": st.steps, "radius": st.radius,
                    "clip": st.clip, "rules": st.rules, "data_norm": q, "loss": loss.name,
-                   "stated Lipschitz bound": loss.deriv_bound * q},
+                   "stated Lipschitz bound": loss.deriv_bound * q,
+                   _COMPILED_FROM: _compiled_from(loss)},
             noise=Gaussian(st.noise_std * share), noise_shape=(p,), n=n,
         )
 
@@ -622,7 +654,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         conditions: list[Condition],
     ) -> Certificate:
         """The certificate of the T adaptively composed Gaussian steps: the clipping, the
-        replace-one sensitivity 2C/n, the accountant's ε at δ (and, for an accountant other
+        replace-one sensitivity 2C/n (a user's loss: the class whose CVXPY form, compiled by
+        dpconvex, read the rows), the accountant's ε at δ (and, for an accountant other
         than GDP, the exact Gaussian-DP curve as a second opinion), and the settings' rules.
 
         Parameters
@@ -634,7 +667,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         cal : Calibration
             This mechanism's calibration (:meth:`calibrate`).
         conditions : list of Condition
-            The conditions checked (:meth:`conditions`; none).
+            The conditions of the release (:meth:`conditions`: none; those on the user's parts
+            of the release, where one is), stated first.
 
         Returns
         -------
@@ -666,8 +700,10 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                      "may be active (clip < Lipschitz bound): the run minimizes the convex "
                      "surrogate with psi_i' = l' clipped to [-C/||x_i||, C/||x_i||] (both "
                      "signs); privacy is unaffected")
-        # the exact curve is a second opinion on an accountant
+        # the release's conditions (a user's part's among them), then the run's; the exact
+        # curve is a second opinion on an accountant
         conds = [
+            *conditions,
             Condition(
                 "per-example clipping",
                 True,
@@ -680,6 +716,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                 "computed from public parameters",
                 f"||mean clipped gradient(D) - (D')|| <= 2C/n = {sensitivity:.6g}",
             ),
+            *_compiled_form_condition(x[_COMPILED_FROM]),
             Condition(
                 "noise calibration",
                 True,
@@ -777,11 +814,16 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         ((3,), None, False)
         """
         assert cal is not None
-        # the rows are read by a shipped loss as built, or by the NumPy form dpconvex compiles
+        _check_rows(template.X, f"{type(self).__name__}.run")
+        # the rows are read by a shipped loss as built, or by the NumPy form dpconvex compiled
         # from a user's CVXPY form (elementwise: record i's gradient reads its margin only);
-        # never by a method of the user's object, which could read every margin or keep them
-        loss = solved_loss(template.loss)
-        if loss is template.loss and not shipped_as_built(loss):
+        # never by a method of the user's object, which could read every margin or keep them.
+        # An estimator's template holds the form its plan compiled, run as it is; a template
+        # built with the user's object (release(template, "noisy_gd")) has it compiled here
+        loss = template.loss
+        if not (shipped_as_built(loss) or is_compiled(loss)):
+            loss = solved_loss(loss)
+        if not (shipped_as_built(loss) or is_compiled(loss)):
             raise PrivacyError(
                 f"{type(self).__name__}.run: loss '{getattr(loss, 'name', type(loss).__name__)}'"
                 f" of class {type(loss).__qualname__} has no CVXPY form that Loss.from_cvxpy "
@@ -829,6 +871,20 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             if t >= first:
                 total += theta
         return total / (T - first), None, False
+
+
+def _check_rows(X: Any, caller: str) -> None:
+    """Refuse rows :meth:`NoisyGD.run` cannot read: anything but a NumPy array or a row operator
+    (dpconvex's ``DenseRows``, ``CSRRows``, ``ScaledRows``, ``DaskRows``; one of the user's is
+    read only where the release declared it and the caller vouched for it:
+    :func:`~dpconvex.privacy.user_parts.user_parts`)."""
+    if isinstance(X, np.ndarray) or (hasattr(X, "chunk_sum") and hasattr(X, "compact")) or (
+            hasattr(X, "matvec_rmatvec") and hasattr(X, "scale_rows")):
+        return
+    raise ParameterError(
+        f"{caller}: the template's X is a {type(X).__qualname__}, which noisy gradient descent "
+        "does not read: pass the rows as a NumPy array, or as a row operator of "
+        "dpconvex.data.operators (CSRRows(X) for a SciPy sparse matrix).")
 
 
 def _signed_rows(X: Any, y: np.ndarray) -> Any:

@@ -133,9 +133,10 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     return pair + alone
 
 
-def statistics_of(template: SSPTemplate) -> dict[str, Any]:
+def statistics_of(template: SSPTemplate, facts: dict[str, Any]) -> dict[str, Any]:
     """The released statistics of ``template`` before noise: A, b and, with an intercept column
-    of public value s, the label sum S = b_s/s.
+    of public value s, the label sum S = b_s/s; ``facts`` are the public facts a calibration
+    read (its ``extra``: the released parts, the free column and s).
 
     Examples
     --------
@@ -143,14 +144,13 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
     >>> from dpconvex.privacy.mechanisms.ssp import statistics_of
     >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> t = SufficientStatisticsTemplate(Moments(np.diag([2.0, 1.0]), np.ones(2), 0), 3, 2, 1.0)
-    >>> sorted(statistics_of(t))
+    >>> sorted(statistics_of(t, {"parts": ("gram", "cross")}))
     ['cross', 'gram']
     """
-    A = np.asarray(template.gram, dtype=float)
     b = np.asarray(template.cross, dtype=float)
-    out = {"gram": A, "cross": b}
-    if _total_released(template):
-        out["total"] = np.asarray([b[template.free] / template.free_value])
+    out = {"gram": np.asarray(template.gram, dtype=float), "cross": b}
+    if "total" in facts["parts"]:
+        out["total"] = np.asarray([b[facts["free"]] / facts["free value"]])
     return out
 
 
@@ -159,12 +159,6 @@ def _sensitivities_at(q: float) -> dict[str, float]:
     docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
     return {"gram": gram_sensitivity(q), "cross": cross_sensitivity(q),
             "total": TOTAL_SENSITIVITY}
-
-
-def _total_released(template: SSPTemplate) -> bool:
-    """Whether the label sum is released: an intercept column of public value s > 0."""
-    value = template.free_value
-    return template.free is not None and value is not None and value > 0
 
 
 def noise_norm_bound(gram_scale: float, p: int, rho: float = FAILURE_PROBABILITY) -> float:
@@ -417,17 +411,6 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
     placement = "sum"
     noise_label = ""
 
-    def parts(self, template: SSPTemplate) -> tuple[str, ...]:
-        """The released statistics: A and b, and the label sum S only with an intercept column."""
-        parts = ("gram", "cross")
-        return (*parts, "total") if _total_released(template) else parts
-
-    @staticmethod
-    def sensitivities(template: SSPTemplate) -> dict[str, float]:
-        """Δ of each statistic (the norms of
-        docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
-        return _sensitivities_at(template.data_norm)
-
     def _facts(self, template: SSPTemplate) -> tuple[int, dict[str, Any]]:
         """n and the public facts the noise and its post-processing read, each read once (n,
         p as built-in ints, q̃ as a built-in float; the free column, its value s, the released
@@ -439,10 +422,10 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         free, value = template.free, template.free_value
         free = None if free is None else int(free)
         value = None if free is None or value is None else float(value)
-        parts = ("gram", "cross", "total") if value is not None and value > 0 else (
-            "gram", "cross")
+        # the label sum S is released only with an intercept column of public value s > 0
+        total = value is not None and value > 0
         return n, {"dimension p": p, "data_norm": q, "free": free, "free value": value,
-                   "parts": parts}
+                   "parts": ("gram", "cross", "total") if total else ("gram", "cross")}
 
     def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration, template: SSPTemplate
                          ) -> tuple[np.ndarray, float]:
@@ -468,11 +451,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         # the public facts as the calibration read them: n, q̃, the free column, s, the parts
         x = cal.extra
         free, s, n = x["free"], x["free value"], cal.n
-        A = np.asarray(template.gram, dtype=float)
-        b = np.asarray(template.cross, dtype=float)
-        stats = {"gram": A, "cross": b}
-        if "total" in x["parts"]:
-            stats["total"] = np.asarray([b[free] / s])
+        stats = statistics_of(template, x)
         noisy = {part: self.noise_law(cal, part).add(stats[part], rng) for part in x["parts"]}
         cross, var_free = self._intercept_cross(noisy, cal, template)
         # n·s², A's entry at the intercept column (every row holds s there): public; θ₀ is then the

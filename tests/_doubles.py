@@ -1,0 +1,55 @@
+"""Test doubles shared by several test files: templates that answer the checks of their
+declarations otherwise than the calibration, and a stderr that changes the caller's rows."""
+
+from __future__ import annotations
+
+import sys
+
+from dpconvex.templates import LinearERMTemplate
+
+
+def checking() -> bool:
+    """Whether the declaration checks of a user's template are on the call stack of the
+    caller's caller (the stack a template that answers its checks honestly, and the calibration
+    otherwise, reads in a property)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith(
+                ("dpconvex.privacy.declarations", "dpconvex.privacy.user_parts")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class CheckedN(LinearERMTemplate):
+    """n is the number of records to the checks of its declarations (which read it at each
+    probe of its objective), a thousand times it elsewhere, the calibration among them (a
+    Jacobian slack a thousand times smaller)."""
+
+    name = "checked n"
+
+    @property
+    def n(self):
+        return self._n if checking() else 1000 * self._n
+
+    @n.setter
+    def n(self, value):
+        self._n = value
+
+
+class ScaleOnSolve:
+    """A stand-in for another thread: a stderr whose progress line 'noise drawn, solving'
+    (after the conditions, the calibration and the certificate) multiplies the caller's rows
+    ``stored`` by 100 in place; ``fired`` counts the lines that did."""
+
+    def __init__(self, stored):
+        self.stored, self.fired = stored, 0
+
+    def write(self, line):
+        if "noise drawn, solving" in line:
+            self.fired += 1
+            self.stored *= 100.0
+        return len(line)
+
+    def flush(self):
+        pass
