@@ -1,8 +1,10 @@
 """What a meta-estimator hands the fits of its parts travels as an argument (``FitContext``).
 
 The package's context variables are the user-facing contexts only (diagnostics, verbosity,
-the ledger's ``parallel()`` blocks); noise sources, rows left out, the budget hold and the
-label-set warning are arguments, so no fit reads them from an ambient state.
+the ledger's ``parallel()`` blocks, a reservation's ``with`` block recording whether noise
+was drawn in it); noise sources, rows left out, the budget hold and the label-set warning are
+arguments, so no fit reads them from an ambient state (the draw record is written by the
+samplers and read by the reservation alone, when its block exits).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ PACKAGE = Path(dp.__file__).parent
 #: The context variables of the package: name -> what the user opens.
 USER_FACING = {"dpconvex_diagnostics": "collect_diagnostics()",
                "dpconvex_verbose": "verbose=",
-               "dpconvex_parallel_blocks": "BudgetAccountant.parallel()"}
+               "dpconvex_parallel_blocks": "BudgetAccountant.parallel()",
+               "dpconvex_noise_watches": "with BudgetAccountant.reserve(...)"}
 
 
 def _context_variables() -> dict[str, str]:

@@ -186,7 +186,7 @@ class DaskGram:
                 for i, b in enumerate(blocks):
                     with _near(workers[i % len(workers)] if workers else None):
                         spread.append(dask.delayed(_identity)(b))
-                blocks = list(dask.persist(*spread))
+                blocks = list(dask_rows.persist(*spread))
             self._blocks, self.persisted = blocks, bool(keep)
         return self._blocks
 
@@ -259,7 +259,7 @@ class DaskGram:
                 with _near(home):  # the stub travels with each task: its block decides where
                     views.append(dask.delayed(_make_view)(stub, b, recs))
                 self._view_homes.append(home)
-        self._views = list(dask.persist(*views)) if self.persisted else views
+        self._views = list(dask_rows.persist(*views)) if self.persisted else views
         self._bound, self._memo = template, None
         return self
 

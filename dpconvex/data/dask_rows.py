@@ -57,6 +57,7 @@ __all__ = [
     "check_dask",
     "compute",
     "known_chunks",
+    "persist",
     "split_rows",
     "wait_persisted",
     "whole_rows",
@@ -271,18 +272,30 @@ def _float_block(B: Any, caller: str, name: str, block_info: dict | None = None)
             f"{caller}: a chunk of {name} does not have the shape {declared} the Dask array's "
             "metadata declares (its shape: dpconvex.collect_diagnostics). Make every chunk the "
             "shape its metadata declares (the chunks= of da.from_delayed or map_blocks), or "
-            "declare unknown sizes (np.nan) to have them measured.", B.shape)
+            "declare unknown sizes (np.nan) to have them measured.", B.shape, caller, name)
     if B.dtype == np.float64:
         return B
     check_numeric_dtype(B, caller, name)
     return _as_float(B, caller, name)
 
 
-def _frame_block(part: Any, columns: list[Any], caller: str, name: str) -> Any:
+def _frame_block(part: Any, columns: list[Any], caller: str, name: str,
+                 lengths: tuple[int, ...] | None = None,
+                 partition_info: dict | None = None) -> Any:
     """A partition of a Dask DataFrame as float64 columns, refused by name unless it holds the
     ``columns`` its metadata declares, in their order, of numbers (read as the in-memory path
     reads a pandas DataFrame: its values checked by
-    :func:`~dpconvex._validation.check_numeric_dtype`; no entry is quoted)."""
+    :func:`~dpconvex._validation.check_numeric_dtype`; no entry is quoted), and the rows
+    ``lengths`` declares for it (measured once by :func:`check_dask`: a source that yields
+    other rows on a later pass is refused by the declared length alone)."""
+    if lengths is not None and partition_info is not None:
+        declared = lengths[int(partition_info["number"])]
+        if len(part) != declared:
+            raise _ChunkUnlikeMetadata(
+                f"{caller}: a partition of {name} does not hold the {declared} rows it held "
+                "when its lengths were measured (its rows: dpconvex.collect_diagnostics). "
+                "Make every pass over the partitions read the same rows (a deterministic "
+                "source; or persist the DataFrame first).", part.shape, caller, name)
     if list(part.columns) != columns:
         held = (f"{part.shape[1]} column(s) where the metadata declares {len(columns)}"
                 if part.shape[1] != len(columns) else "other column names or another order")
@@ -330,17 +343,34 @@ _DASK_META_REFUSALS = ("Metadata mismatch found",
 
 
 class _ChunkUnlikeMetadata(DataValidationError):
-    """A chunk of another shape than its metadata declares, raised in its task: the message
-    names the declared shape only; the chunk's own (``held``: a group's size when the chunks
-    follow an attribute of the records) goes to the diagnostics on the caller's side
-    (:func:`_declared_partitions`), where a task's collector is not open."""
+    """A chunk of another shape than its metadata declares (or a partition of other rows than
+    measured), raised in its task: the message names the declared shape only; the chunk's own
+    (``held``: a group's size when the chunks follow an attribute of the records) goes to the
+    diagnostics of ``caller`` on the caller's side (:func:`_named_refusal`), where a task's
+    collector is not open. It never reaches the caller: :func:`compute` and :func:`persist`
+    raise the named :class:`DataValidationError` in its place."""
 
-    def __init__(self, message: str, held: tuple[int, ...]):
+    def __init__(self, message: str, held: tuple[int, ...] | None, caller: str = "",
+                 name: str = "X"):
         super().__init__(message)
-        self.held = held
+        self.held, self.caller, self.name = held, caller, name
 
     def __reduce__(self) -> tuple:  # from a distributed worker: the message and the shape
-        return type(self), (self.args[0], self.held)
+        return type(self), (self.args[0], self.held, self.caller, self.name)
+
+
+def _named_refusal(run: Callable[..., Any], *args: Any) -> Any:
+    """``run(*args)``, a :class:`_ChunkUnlikeMetadata` raised in its tasks turned into the
+    named :class:`DataValidationError` (its message alone): the chunk's shape goes to the
+    diagnostics, and the refusal is raised outside the handler, so neither its context nor a
+    traceback frame keeps the task's exception or the chunk it read."""
+    try:
+        return run(*args)
+    except _ChunkUnlikeMetadata as exc:
+        message, caller, note = (exc.args[0], exc.caller,
+                                 f"a chunk of {exc.name} has shape {exc.held}")
+    record_diagnostic(caller or "dpconvex.data.dask_rows", note)
+    raise DataValidationError(message)
 
 
 @contextlib.contextmanager
@@ -458,7 +488,8 @@ def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
     return SolverError(
         f"{caller}: the Dask cluster {what} {seconds:g} s ({key}); the computation was cancelled, "
         "no "
-        "model is released and no privacy budget is charged. Check that the cluster has live "
+        "model is released (the budget is charged only if the fit had drawn its noise: "
+        "docs/privacy/messages.md#privacy-refusal-charge). Check that the cluster has live "
         f"workers (client.wait_for_workers(1)), or allow more time with dask.config.set("
         f"{{{key!r}: seconds}}), then fit again."
     )
@@ -519,11 +550,25 @@ def _cluster_failures(caller: str, during: str, fix: str) -> Any:
 
 def compute(*arrays: Any) -> tuple[Any, ...]:
     """``dask.compute`` within the timeouts (futures on a distributed cluster: the same tasks);
-    SolverError when the cluster gave up (e.g. ``KilledWorker``), timed out or has no worker."""
+    SolverError when the cluster gave up (e.g. ``KilledWorker``), timed out or has no worker;
+    DataValidationError (named, no data in its message or context) when a chunk or partition
+    is unlike what was declared or measured (:func:`_named_refusal`)."""
+    return _named_refusal(_compute, *arrays)
+
+
+def persist(*collections: Any) -> tuple[Any, ...]:
+    """``dask.persist``, a chunk or partition unlike what was declared or measured refused as
+    :func:`compute` refuses it (the local schedulers compute while persisting)."""
+    return _named_refusal(dask.persist, *collections)
+
+
+def _compute(*arrays: Any) -> tuple[Any, ...]:
+    """:func:`compute` without the conversion of :class:`_ChunkUnlikeMetadata`."""
     with _cluster_failures(
             "compute", "during a distributed product",
             "Dask retries a task on another worker and recomputes lost chunks from their "
-            "source, and gave up here; no model is released and no privacy budget is charged. "
+            "source, and gave up here; no model is released (the budget is charged only if "
+            "the fit had drawn its noise: docs/privacy/messages.md#privacy-refusal-charge). "
             "Restart the workers (client.restart()) or give them more memory "
             "(LocalCluster(memory_limit=...)), then fit again."), warnings.catch_warnings():
         # the n-vectors of a product travel with its graph
@@ -572,7 +617,13 @@ def _joined(values: list[Any], grid: Any) -> Any:
 
 
 def wait_persisted(collections: list[Any]) -> None:
-    """Wait, within the timeouts of :func:`compute`, for persisted collections to be in memory."""
+    """Wait, within the timeouts of :func:`compute`, for persisted collections to be in memory
+    (a chunk unlike its metadata refused as :func:`compute` refuses it)."""
+    _named_refusal(_wait_persisted, collections)
+
+
+def _wait_persisted(collections: list[Any]) -> None:
+    """:func:`wait_persisted` without the conversion of :class:`_ChunkUnlikeMetadata`."""
     from distributed import futures_of
 
     client = _distributed_client(tuple(collections))
@@ -581,7 +632,9 @@ def wait_persisted(collections: list[Any]) -> None:
         return
     limits = _timeouts("wait_persisted")
     with _cluster_failures("wait_persisted", "while storing the rows",
-                           "No model is released and no privacy budget is charged. Restart the "
+                           "No model is released (the budget is charged only if the fit "
+                           "had drawn its noise: "
+                           "docs/privacy/messages.md#privacy-refusal-charge). Restart the "
                            "workers, then fit again."):
         _wait("wait_persisted", client, futures, *limits)
 
@@ -631,7 +684,7 @@ def split_rows(X: da.Array, part: np.ndarray, k: int) -> list[da.Array]:
     bounds = np.cumsum((0, *X.chunks[0]))
     pieces = [part[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     counts = [np.bincount(pc, minlength=k) for pc in pieces]
-    held = dask.persist(*[dask.delayed(pc, pure=True) for pc in pieces])
+    held = persist(*[dask.delayed(pc, pure=True) for pc in pieces])
     blocks = X.to_delayed().ravel()
     out = []
     for j in range(k):
@@ -817,7 +870,7 @@ class DaskRows:
         loss of the prediction ℓ(z_i, y_i) in :meth:`margin_sums`."""
         pieces = [c[:, 0] for c in self._split(y, "DaskRows.with_labels")]
         out = copy.copy(self)
-        out._labels = list(dask.persist(*[dask.delayed(c) for c in pieces]))
+        out._labels = list(persist(*[dask.delayed(c) for c in pieces]))
         return out
 
     def chunk_sum(self, k: Callable[..., Any], *a: Any) -> np.ndarray:
@@ -855,7 +908,7 @@ class DaskRows:
         pieces = self._split(s, "DaskRows.scale_rows")
         out._scale, out._signs = [c.astype(np.int8) for c in pieces] if signs else pieces, signs
         if self.persisted or signs:  # the factors go to the workers once, not with every product
-            out._scale_tasks = list(dask.persist(*[dask.delayed(c) for c in out._scale]))
+            out._scale_tasks = list(persist(*[dask.delayed(c) for c in out._scale]))
         return out
 
     def map_rows(self, f: Callable[[np.ndarray], Any]) -> DaskRows:
@@ -919,7 +972,7 @@ class DaskRows:
             size = sum(compute(*[_delayed(_compact_bytes)(b, s) for b, s in dense]))
         if size <= budget:
             self._delayed_blocks = list(
-                dask.persist(*[_delayed(_compact_block)(b, s) for b, s in dense])
+                persist(*[_delayed(_compact_block)(b, s) for b, s in dense])
             )
             self.persisted, self._memo = True, None
         return self
@@ -1012,7 +1065,8 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
         with _declared_partitions(caller, name):
             lengths = tuple(int(v) for v in compute(X.map_partitions(len))[0])
         meta = X._meta.astype("float64")  # every partition read as the metadata declares it
-        read = partial(_frame_block, columns=list(X.columns), caller=caller, name=name)
+        read = partial(_frame_block, columns=list(X.columns), caller=caller, name=name,
+                       lengths=lengths)
         X = X.map_partitions(read, meta=meta)
         X = X.to_dask_array(lengths=lengths)
     elif not isinstance(X, da.Array):

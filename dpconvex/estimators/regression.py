@@ -434,12 +434,13 @@ class LabelRangeMixin(RegressionScoreMixin):
         # (checked by _label_split)
         noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
+        notes: list[str] = []  # functions of the release: warned once the hold has committed
         with hold_budget(self.accountant, Budget(epsilon, delta), owner,
                          n=None if context.held else n) as hold:  # δ against 1/n, once
             values = check_numeric_labels(y, n, f"{owner}.fit")
             lo, hi, _, label_certificate = release_range(
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
-                rng=label_rng, seeded=noise.seeded, owner=f"{owner}.fit")
+                rng=label_rng, seeded=noise.seeded, owner=f"{owner}.fit", notes=notes)
             inner.set_params(label_range=(lo, hi))
             fit_part(inner, X, y, context.inner(NoiseSource(fit_rng, noise.seeded), held=True))
             certificate = self._with_label_range(label_certificate, inner.certificate_, spec,
@@ -449,7 +450,10 @@ class LabelRangeMixin(RegressionScoreMixin):
         carry_ledger(self, self.accountant)  # a refit of its learner charges the ledger
         self.label_range_ = (lo, hi)
         self.certificate_ = certificate
-        return with_feature_names(self, names)
+        fitted = with_feature_names(self, names)
+        for note in notes:  # the release is made and charged: its notes follow it
+            warnings.warn(note, PrivacyWarning, stacklevel=user_stacklevel())
+        return fitted
 
     def _certify_private_labels(self, X: Any = None, y: Any = None, *, held: bool = False,
                                 **shape: Any) -> Any:

@@ -176,8 +176,8 @@ def _items(piece: Any, caller: str, name: str) -> list[Any]:
 
 def release_range(values: Any, budget: Budget, *, n: int | None = None,
                   levels: Sequence[float] = DEFAULT_LEVELS, name: str = "values",
-                  rng: Any = None, seeded: bool | None = None, owner: str = "release_range"
-                  ) -> tuple[float, float, float, Certificate]:
+                  rng: Any = None, seeded: bool | None = None, owner: str = "release_range",
+                  notes: list[str] | None = None) -> tuple[float, float, float, Certificate]:
     """Release a range [lo, hi] of the values (ε-DP), with the histogram's median octave.
 
     ``values``: one per record (NaN and infinite ones count in no cell); ``budget`` pure;
@@ -206,6 +206,11 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     owner : str, default="release_range"
         The public call that releases the range, opening the note at the grid's end (a
         regressor's fit with ``label_range="private"`` passes ``"<Estimator>.fit"``).
+    notes : list of str or None, default=None
+        Where the note at the grid's end goes (None: warned here). A release inside a budget
+        hold passes a list and warns its notes once the hold has committed: the note is a
+        function of the release, and a warning turned into an error inside the hold would
+        refuse after the noise.
 
     Returns
     -------
@@ -223,7 +228,8 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     -----
     PrivacyWarning
         The released range is the grid's cell around 0 or reaches its outer end
-        (:func:`grid_end_note`): computed from the released range and the public grid only.
+        (:func:`grid_end_note`): computed from the released range and the public grid only
+        (appended to ``notes`` instead, where given).
 
     References
     ----------
@@ -239,22 +245,28 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     >>> bool(lo <= 20 and 85 <= hi <= 128), cert.epsilon
     (True, 1.0)
     """
-    return _release_range(values, budget, n, levels, name, rng, seeded, owner)
+    return _release_range(values, budget, n, levels, name, rng, seeded, owner, notes)
 
 
 def _release_range(values: Any, budget: Budget, n: int | None, levels: Sequence[float],
-                   name: str, rng: Any, seeded: bool | None,
-                   owner: str) -> tuple[float, float, float, Certificate]:
-    """:func:`release_range`, its note at the grid's end opening with ``owner``."""
+                   name: str, rng: Any, seeded: bool | None, owner: str,
+                   notes: list[str] | None = None) -> tuple[float, float, float, Certificate]:
+    """:func:`release_range`, its note at the grid's end opening with ``owner`` (appended to
+    ``notes`` where given, else warned)."""
     _check_call(values, budget, name, "release_range")
     n = None if n is None else _checked_n(n, "release_range", optional=True)
     owner = _checked_text("owner", owner, "release_range")
+    if notes is not None and not isinstance(notes, list):
+        raise ParameterError("release_range: 'notes' must be a list (the notes are appended "
+                             f"to it) or None; got {type(notes).__name__}.")
     v = _float64(values, "release_range", name)
     n_records = v.size if n is None else n
     released = _range_release(lambda: v, n_records, budget, levels, name, rng, seeded)
     lo, hi, median = (float(t) for t in released.theta)
     note = grid_end_note(lo, hi, name, owner)  # a function of the release alone
-    if note is not None:
+    if note is not None and notes is not None:
+        notes.append(note)
+    elif note is not None:
         warnings.warn(note, PrivacyWarning, stacklevel=user_stacklevel())
     return lo, hi, median, released.certificate
 
@@ -932,6 +944,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     decls: dict[str, Declaration] = {}
     parts: list[Certificate] = []
     labels: list[str] = []
+    notes: list[str] = []  # functions of the release: warned once the hold has committed
     with hold_budget(accountant, budget, caller, n=n or None) as hold:
         for name, values in zip(names, cols, strict=True):
             how = plan[name]
@@ -945,7 +958,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                     _note_off_grid(name, numbers)
                 lo, hi, median, cert = _release_range(
                     numbers, Budget(budgets.range_epsilon), n, levels, column, rng,
-                    seed is not None, caller)
+                    seed is not None, caller, notes)
                 log = lo >= 0.0 and hi >= LOG_TAIL_OCTAVES_RATIO * max(median, 0.0)
                 decls[name] = Numeric(lo, hi, log=bool(log))
             else:
@@ -981,5 +994,8 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
         )
     # what release= must match: a function of the released declarations, so released
     certificate.released["released schema"] = PublicSchema(decls).fingerprint
-    return PublicSchema(decls, release=certificate)
+    schema = PublicSchema(decls, release=certificate)
+    for note in notes:  # the release is made and charged: its notes follow it
+        warnings.warn(note, PrivacyWarning, stacklevel=user_stacklevel())
+    return schema
 

@@ -19,7 +19,9 @@ release from it: sequential composition adds the ε's and δ's ([DR14]_ Thm. 3.1
 ([McS09]_ Thm. 4). Estimators hold a reservation (:func:`hold_budget`) from before the fit
 until the certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before
 any computation when (ε, δ) does not fit in what remains, the commit records what the
-certificate guarantees, an exception gives the hold back. One lock guards every read and
+certificate guarantees. An exception before any noise of the release is drawn gives the hold
+back; one after it charges the held (ε, δ) (:meth:`Reservation.__exit__`): whether the fit
+raised may depend on the noisy output, so the refusal itself is a release. One lock guards every read and
 write; a ``parallel()`` block belongs to the :mod:`contextvars` context that opened it; a
 copy in another process refuses to spend (:class:`~dpconvex.errors.BudgetProcessError`). The
 rules and their tests: docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
@@ -67,6 +69,7 @@ from ..errors import (
     user_stacklevel,
 )
 from .certificate import Certificate, DeltaRows
+from .noise import DrawRecord, watch_draws
 
 __all__ = ["BUDGET_RTOL", "DEFAULT_DELTA", "DELTA_RULE", "Budget", "BudgetAccountant", "Hold",
            "Reservation", "Spend", "default_delta", "delta_rows_note", "hold_budget", "remaining",
@@ -863,7 +866,9 @@ def hold_budget(accountant: BudgetAccountant | None, budget: Budget | None, owne
     """Hold ``budget`` (ε, δ: a :class:`Budget`, checked when it was made; None: (0, 0), a hold
     whose fits state no budget before they run) for one release: the ledger's
     :func:`reserve_budget`, or with no ledger a hold that charges nothing; the release commits
-    its certificate to the hold once.
+    its certificate to the hold once. An exception leaving the block gives the hold back
+    before any noise is drawn in it and charges the held (ε, δ) after (:class:`Reservation`):
+    issue a note that is a function of the release after the block.
 
     ``n``: the rows (public). δ >= 1/n warns (a :class:`~dpconvex.errors.PrivacyWarning`,
     before the data are read) and the committed certificate states it
@@ -975,10 +980,13 @@ class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.
 
     Exactly one of :meth:`commit`, :meth:`commit_certificate` or :meth:`release` takes effect; later calls
-    raise :class:`~dpconvex.errors.ParameterError` (commit) or do nothing (release). As a context manager: an
-    exception releases the hold; a normal exit without a commit commits the reserved (ε, δ) (a release may
-    have been made). Attributes: ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open",
-    "committed", "released").
+    raise :class:`~dpconvex.errors.ParameterError` (commit) or do nothing (release). As a context manager
+    it records whether any noise is drawn inside the block (:func:`~dpconvex.privacy.noise.watch_draws`,
+    the draws of the releases nested in it included): an exception before the first draw releases the
+    hold; an exception after it commits the reserved (ε, δ), because the exception (a refused solve, a
+    warning turned into an error) may be a function of the noisy output, and so a release; a normal
+    exit without a commit commits the reserved (ε, δ) (a release may have been made). Attributes:
+    ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open", "committed", "released").
 
     Parameters
     ----------
@@ -999,10 +1007,24 @@ class Reservation:
     >>> _ = hold.commit(0.4)
     >>> hold.state, acc.spent
     ('committed', (0.4, 0.0))
+
+    An exception after noise was drawn in the block charges the hold:
+
+    >>> from dpconvex.privacy.noise import Laplace
+    >>> try:
+    ...     with acc.reserve(0.5, label="model"):
+    ...         _ = Laplace(1.0).add(0.0, 0)
+    ...         raise RuntimeError("refused after the noise")
+    ... except RuntimeError:
+    ...     pass
+    >>> acc.spent
+    (0.9, 0.0)
     """
 
     def __init__(self, accountant: BudgetAccountant | None, key: int, hold: Spend):
         self._accountant, self._key = accountant, key
+        self._watch: Any = None
+        self._draws: DrawRecord | None = None
         self.label, self.epsilon, self.delta, self.state = (
             hold.label,
             hold.epsilon,
@@ -1095,14 +1117,37 @@ class Reservation:
                 self._accountant._release(self._key)
             self.state = "released"
 
+    @property
+    def noise_drawn(self) -> bool:
+        """Whether noise was drawn inside this hold's ``with`` block so far (False outside one).
+
+        Examples
+        --------
+        >>> from dpconvex import BudgetAccountant
+        >>> from dpconvex.privacy.noise import Laplace
+        >>> with BudgetAccountant(epsilon=1.0).reserve(0.5) as hold:
+        ...     before = hold.noise_drawn
+        ...     _ = Laplace(1.0).add(0.0, 0)
+        ...     print(before, hold.noise_drawn)
+        ...     _ = hold.commit()
+        False True
+        """
+        return self._draws is not None and self._draws.drawn
+
     def __enter__(self) -> Reservation:
+        self._watch = watch_draws()
+        self._draws = self._watch.__enter__()
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        if exc_type is not None:
-            self.release()
-        elif self.state == "open":
+        drawn = self.noise_drawn
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.__exit__(None, None, None)
+        if exc_type is not None and not drawn:
+            self.release()  # refused before any noise: nothing released, nothing charged
+        elif self.state == "open":  # noise drawn: an exception may be a function of it
             self.commit()
 
     def __repr__(self) -> str:

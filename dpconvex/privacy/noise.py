@@ -17,8 +17,10 @@ References
 
 from __future__ import annotations
 
+import contextvars
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -53,6 +55,60 @@ SNAP_SCALE_MAX = 2.0 ** 995
 #: ``check_float(..., magnitude=False)`` checks only positivity and finiteness (the
 #: parameters' magnitudes are checked by the estimators, snap checks its range).
 _OWNER = "dpconvex.privacy.noise"
+
+#: The draw records of the holds open in this context (:func:`watch_draws`), innermost last.
+_WATCHES: contextvars.ContextVar[tuple[DrawRecord, ...]] = contextvars.ContextVar(
+    "dpconvex_noise_watches", default=())
+
+
+class DrawRecord:
+    """Whether noise was drawn while a :func:`watch_draws` block was open (``drawn``).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import DrawRecord
+    >>> DrawRecord().drawn
+    False
+    """
+
+    __slots__ = ("drawn",)
+
+    def __init__(self) -> None:
+        self.drawn = False
+
+
+@contextmanager
+def watch_draws() -> Iterator[DrawRecord]:
+    """Record whether any noise is drawn in this context while the block is open: every
+    sampler of this module marks the records of all the open blocks (a release's hold nests
+    the holds of the fits it runs: their noise is its noise too).
+
+    Yields
+    ------
+    DrawRecord
+        ``drawn`` turns True at the first draw.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import Laplace, watch_draws
+    >>> with watch_draws() as record:
+    ...     before = record.drawn
+    ...     _ = Laplace(1.0).sample((2,), np.random.default_rng(0))
+    >>> before, record.drawn
+    (False, True)
+    """
+    record = DrawRecord()
+    token = _WATCHES.set((*_WATCHES.get(), record))
+    try:
+        yield record
+    finally:
+        _WATCHES.reset(token)
+
+
+def _mark_drawn() -> None:
+    """Mark every open :func:`watch_draws` record: noise is being drawn."""
+    for record in _WATCHES.get():
+        record.drawn = True
 
 
 def _parameter(name: str, value: float | np.ndarray) -> float | np.ndarray:
@@ -112,6 +168,7 @@ def symmetric_dimension(shape: Sequence[int]) -> int:
 def _norm_gamma_coordinates(p: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     """One draw of density ∝ exp(−rate‖b‖) on R^p (rate a checked float > 0): ‖b‖ ~
     Gamma(p, 1/rate) times a uniform direction [CMS]_."""
+    _mark_drawn()
     g = rng.standard_normal(p)
     nrm = float(np.linalg.norm(g))
     while nrm == 0.0:  # probability zero; keeps the direction well defined
@@ -124,6 +181,7 @@ def _norm_gamma_coordinates(p: int, rate: float, rng: np.random.Generator) -> np
 def _sup_norm_gamma_coordinates(p: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     """One draw of density ∝ exp(−rate‖b‖_∞) on R^p (rate a checked float > 0): a radius
     Gamma(p + 1, 1/rate) times a point uniform in [−1, 1]^p (:func:`sup_norm_gamma`)."""
+    _mark_drawn()
     radius = rng.gamma(shape=p + 1, scale=1.0 / rate)
     return radius * rng.uniform(-1.0, 1.0, size=p)
 
@@ -222,6 +280,7 @@ def exponential_mechanism(utilities: Sequence[float] | np.ndarray, epsilon: floa
     w = np.exp(logits)
     w /= w.sum()
     rng = check_random_state(random_state, "exponential_mechanism")
+    _mark_drawn()
     return int(rng.choice(u.size, p=w))
 
 
@@ -404,6 +463,7 @@ class Laplace(Noise):
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         _one_law(self, self.scale)
+        _mark_drawn()
         return rng.laplace(
             0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True)
         )
@@ -439,6 +499,7 @@ class Gaussian(Noise):
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         _one_law(self, self.sigma)
+        _mark_drawn()
         G = rng.normal(0.0, self.sigma, size=_check_shape(shape, "Gaussian.sample", scalar=True))
         return 0.5 * (G + np.swapaxes(G, -1, -2)) if self.symmetric else G
 

@@ -249,10 +249,12 @@ def test_worker_killed_mid_fit_is_recovered_identically(client, monkeypatch):
 
 
 @pytest.mark.slow
-def test_cluster_giving_up_raises_named_error_and_charges_nothing(client, monkeypatch):
-    """A product whose task kills every worker that runs it: Dask retries it once
-    (allowed-failures = 1), then gives up; the fit raises SolverError, nothing is
-    released and the ledger is not charged."""
+def test_cluster_giving_up_raises_named_error_and_charges_the_fit_after_its_noise(
+        client, monkeypatch):
+    """A product of the solve whose task kills every worker that runs it: Dask retries it
+    once (allowed-failures = 1), then gives up; the fit raises SolverError and nothing is
+    released. The solve is of the noisy objective (drawn before it): the refusal is charged
+    (docs/privacy/messages.md#privacy-refusal-charge)."""
     X, y = _data()
     margin_sums = DaskRows.margin_sums
 
@@ -274,7 +276,7 @@ def test_cluster_giving_up_raises_named_error_and_charges_nothing(client, monkey
     assert "die-" not in str(err.value) and err.value.__cause__ is None
     assert "die-" in diag.note("the Dask cluster failed").what
     assert not hasattr(est, "coef_")
-    assert acc.spent == (0.0, 0.0)
+    assert acc.spent == (1.0, 0.0) and acc.reserved == []
     client.wait_for_workers(2, timeout=30)
 
 

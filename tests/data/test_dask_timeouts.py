@@ -42,9 +42,11 @@ def client():
 
 
 @pytest.mark.slow
-def test_stuck_computation_times_out_with_nothing_charged(client, monkeypatch):
-    """A product whose task sleeps 60 s: the fit stops after dpconvex.dask.timeout = 1 s with
-    SolverError, no model, no spend and no open reservation; the task is cancelled."""
+def test_stuck_computation_times_out_and_charges_the_fit_after_its_noise(client, monkeypatch):
+    """A product of the solve whose task sleeps 60 s: the fit stops after
+    dpconvex.dask.timeout = 1 s with SolverError, no model and no open reservation; the task
+    is cancelled. The solve is of the noisy objective: the fit's epsilon is charged
+    (docs/privacy/messages.md#privacy-refusal-charge)."""
     X, y = _data()
     margin_sums = DaskRows.margin_sums
 
@@ -65,7 +67,7 @@ def test_stuck_computation_times_out_with_nothing_charged(client, monkeypatch):
         est.fit(X, y)
     assert time.monotonic() - t0 < 15
     assert not hasattr(est, "coef_")
-    assert acc.spent == (0.0, 0.0) and acc.reserved == []
+    assert acc.spent == (1.0, 0.0) and acc.reserved == []
     deadline = time.monotonic() + 10  # the cancelled task leaves the scheduler
     while client.processing() and any(client.processing().values()) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -106,7 +106,9 @@ def test_a_projection_that_cannot_reach_the_tolerance_releases_nothing(monkeypat
         with pytest.raises(SolverError, match="did not reach the tolerance 1e-06"):
             model.fit(X, y)
         assert not hasattr(model, "coef_")
-    assert ledger.spent == (0.0, 0.0)
+    # the projection is of the noisy objective's solution: a refusal after the noise is
+    # charged, each fit's epsilon (docs/privacy/messages.md#privacy-refusal-charge)
+    assert ledger.spent == (2.0, 0.0)
 
 
 def test_a_projection_scs_leaves_unsolved_releases_nothing(monkeypatch):

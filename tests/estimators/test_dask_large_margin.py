@@ -161,16 +161,18 @@ def test_cvxpy_backends_refuse_dask_records_and_charge_nothing():
 
 
 @pytest.mark.slow
-def test_ledger_charged_only_for_a_released_model(client):
+def test_ledger_charged_for_a_release_and_for_a_refusal_after_the_noise(client):
     X, y = _data(n=300)
     Xd = da.from_array(X, chunks=100)
     acc = dp.BudgetAccountant(epsilon=3.0)
     est = _make(accountant=acc, max_iter=2)  # a capped solve misses the residual: no release
     with pytest.raises(SolverError):
         est.fit(Xd, y)
-    assert not hasattr(est, "Phi_") and acc.spent == (0.0, 0.0)
+    # the solve was of the noisy objective: its refusal is charged
+    # (docs/privacy/messages.md#privacy-refusal-charge)
+    assert not hasattr(est, "Phi_") and acc.spent == (1.0, 0.0) and acc.reserved == []
     _make(accountant=acc).fit(Xd, y)
-    assert acc.spent == (1.0, 0.0)
+    assert acc.spent == (2.0, 0.0)
 
 
 def test_data_wide_component_assignments_are_refused():

@@ -73,9 +73,11 @@ DRAWS = {"normal", "standard_normal", "laplace", "gamma", "standard_gamma", "exp
          "uniform", "random", "choice", "integers", "gumbel", "permutation", "shuffle",
          "binomial", "poisson", "beta", "chisquare", "multivariate_normal", "geometric", "logseries",
          "standard_exponential", "standard_cauchy", "hypergeometric", "negative_binomial"}
-#: What a mechanism may import from the noise module: laws and public helpers, no sampler.
+#: What a mechanism may import from the noise module: laws and public helpers, no sampler
+#: (``watch_draws``, ``DrawRecord``: the budget hold's record of whether noise was drawn).
 NOISE_IMPORTS = {"Noise", "NoiseSum", "Laplace", "Gaussian", "NormGamma", "SupNormGamma",
-                 "exponential_mechanism", "symmetric_dimension", "snap_grid", "SNAP_BITS"}
+                 "exponential_mechanism", "symmetric_dimension", "snap_grid", "SNAP_BITS",
+                 "watch_draws", "DrawRecord"}
 
 
 def _scan(root: pathlib.Path = PACKAGE) -> tuple[dict[str, list[str]], list[str]]:

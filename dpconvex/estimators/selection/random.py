@@ -61,6 +61,15 @@ _ETA = {"geometric": 1.0, "logarithmic": 0.0}
 
 
 @dataclass(frozen=True)
+class _RunSelected(Selected):
+    """:class:`~dpconvex.estimators.selection.grid.Selected` with the released run's warnings
+    (``shown``), issued once the search's hold has committed (``_set_selected``): they are
+    functions of that run's release."""
+
+    shown: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
 class Repetitions:
     """The law of the number of runs K: D_{η,γ} of [PS22]_ Definition 1 for η ∈ {0, 1}.
 
@@ -472,8 +481,6 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 best = (score, index, candidate, certificate, caught)
         assert best is not None  # K >= 1
         _, best_index, model, run_certificate, shown = best
-        for caught_warning in shown:  # the released run's warnings only
-            warnings.warn(caught_warning.message, stacklevel=user_stacklevel())
         certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
                                         run_certificate, m, [train.size, validation.size])
         state_vouched_steps(certificate, [run_certificate])  # every run's vouch is the same
@@ -481,7 +488,19 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             certificate.state(labels.assumption)
         if noise.seeded:
             certificate.seeded = True
-        return Selected(candidates, best_index, model, [train.size, validation.size], certificate)
+        # the released run's warnings only, issued after the hold commits (_set_selected)
+        return _RunSelected(candidates, best_index, model, [train.size, validation.size],
+                           certificate, shown=tuple(shown))
+
+    def _set_selected(self, selected: Selected, n_features: int, names: np.ndarray | None,
+                      ledger: Any) -> Any:
+        """Store the selected run (:meth:`SelectedEstimator._set_selected`), then re-issue its
+        warnings: functions of a release, issued once the search's hold has committed (one
+        turned into an error inside the hold would refuse after the noise)."""
+        fitted = super()._set_selected(selected, n_features, names, ledger)
+        for caught_warning in getattr(selected, "shown", ()):
+            warnings.warn(caught_warning.message, stacklevel=user_stacklevel())
+        return fitted
 
     def _certificate(self, caller: str, epsilon: float, eps1: float, repetitions: Repetitions,
                      run_certificate: Certificate, m: int, sizes: list[int]) -> Certificate:
