@@ -458,6 +458,23 @@ def test_a_learner_of_the_users_derived_from_a_shipped_one_is_refused(search, le
 
 
 @pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
+def test_a_learner_of_the_users_among_the_grids_values_is_refused_before_any_fit(search):
+    """A learner of the user's given as a value of the grid (a pipeline's step) is refused as
+    the estimator is, before any candidate is fitted: nothing charged, whichever candidates a
+    random search would draw."""
+    X, y = _binary()
+    extra = {"mean_runs": 2} if search is PrivateRandomSearch else {}
+    ledger = BudgetAccountant(5.0)
+    _KeepsARow.fits = 0
+    shipped = PrivateLogisticRegression()
+    tuner = search(make_pipeline(shipped), {"privatelogisticregression": [shipped, _KeepsARow()]},
+                   epsilon=1.0, classes=[0, 1], random_state=0, accountant=ledger, **extra)
+    with pytest.raises(PrivacyError, match=r"\(_KeepsARow\) is a class of the user's derived"):
+        tuner.fit(X, y)
+    assert ledger.spent == (0.0, 0.0) and _KeepsARow.fits == 0
+
+
+@pytest.mark.parametrize("search", [PrivateGridSearch, PrivateRandomSearch])
 @pytest.mark.parametrize("in_pipeline", [False, True], ids=["bare", "pipeline"])
 def test_a_learner_of_a_class_dpconvex_does_not_ship_is_refused_unless_vouched(search,
                                                                                in_pipeline):

@@ -1073,7 +1073,10 @@ class SelectedEstimator(CheckedParamNames):
         search does not set other than the estimator's (:meth:`_refuse_carried`), or one whose
         private step encodes its table by a schema released by ``draft_schema``; by a
         PrivacyError: one whose candidate would be fitted on a schema read from the data (as
-        the estimator itself is refused: :meth:`_refuse_a_draft`).
+        the estimator itself is refused: :meth:`_refuse_a_draft`), and one whose learner is a class
+        of the user's standing in for a shipped one or, without ``vouch="learner"``, of a class
+        dpconvex does not ship (as the estimator's: ``refuse_users_learner``,
+        :func:`refuse_declared_learner`).
         """
         if isinstance(self.param_grid, str) and self.param_grid == "auto":
             return []
@@ -1095,6 +1098,10 @@ class SelectedEstimator(CheckedParamNames):
                             "is private, and private tuning needs private candidates. Declare "
                             "the reviewed schema in code or draft it with epsilon=...; for a "
                             "non-private baseline use sklearn.model_selection.GridSearchCV.")
+                    # the learner a value gives: as the estimator's, before any candidate is fit
+                    refuse_users_learner(candidate, f"{owner}.fit")
+                    refuse_declared_learner(candidate, search_vouch(self.vouch, owner),
+                                            f"{owner}.fit")
                     for inner, schema in params.items():
                         prefix = inner[:-len("schema")]  # "" or a step's "name__"
                         if (_leaf(inner) == "schema" and f"{prefix}epsilon" in params
