@@ -168,9 +168,15 @@ def read_once(condition: Any, caller: str = "release",
                 f"{_type_name(value)}, not {kind}: a condition is read once, as built-in "
                 f"values; give {name}= as a {kind} exactly (e.g. {kind}(...) of it).")
         values[name] = value
-    values["holds"], values["vouched"] = bool(values["holds"]), bool(values["vouched"])
+    # vouched only by the caller of the release (vouch=), never by the object stating it
+    values["holds"], values["vouched"] = bool(values["holds"]), False
     values["unverified"] = values["unverified"] or ""
     return Condition(**values)
+
+
+def _joined(*texts: str) -> str:
+    """The texts that are not empty, joined by "; "."""
+    return "; ".join(text for text in texts if text)
 
 
 def _type_name(value: Any) -> str:
@@ -229,7 +235,7 @@ def _statement(c: Condition) -> Condition:
     """The condition ``c``, read once, as the template's statement (:func:`stated_by_template`)."""
     if c.unverified or not c.holds:
         return Condition(c.name, c.holds, f"{_STATED}; {c.how}", c.detail, c.unverified)
-    return Condition(c.name, True, _STATED, f"the template states: {c.how}; {c.detail}",
+    return Condition(c.name, True, _STATED, f"the template states: {_joined(c.how, c.detail)}",
                      unverified="template_conditions")
 
 
@@ -277,7 +283,7 @@ def template_statements(conditions: Iterable[Any], caller: str = "release",
         out.append(_statement(c))
         if c.holds and c.unverified not in ("", "template_conditions"):
             out.append(Condition(f"{c.name} (the template's statement)", True, _STATED,
-                                 f"the template states: {c.how}; {c.detail}",
+                                 f"the template states: {_joined(c.how, c.detail)}",
                                  unverified="template_conditions"))
     return out
 

@@ -213,8 +213,9 @@ class _KeepsWhatItSees(dp.PrivateLogisticRegression):
 
 
 def test_a_learner_of_the_users_derived_from_a_shipped_one_is_refused_before_any_fit():
-    """The sweep composes its fits' certificates, each dpconvex's fit as shipped: a subclass
-    whose ``fit_prepared`` is its own is refused by name, nothing fitted or charged."""
+    """The sweep composes its fits' certificates, each dpconvex's fit as shipped: a class of
+    the user's derived from a shipped private estimator (here one whose ``fit_prepared``, the
+    method a sweep calls, is its own) is refused by name, nothing fitted or charged."""
     X, y = _data(50)
     learner = _KeepsWhatItSees(accountant=dp.BudgetAccountant(epsilon=10.0))
     with pytest.raises(dp.PrivacyError, match="a class of the user's derived from"):
