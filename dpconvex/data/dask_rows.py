@@ -558,7 +558,33 @@ def compute(*arrays: Any) -> tuple[Any, ...]:
 
 def persist(*collections: Any) -> tuple[Any, ...]:
     """``dask.persist``, a chunk or partition unlike what was declared or measured refused as
-    :func:`compute` refuses it (the local schedulers compute while persisting)."""
+    :func:`compute` refuses it (the local schedulers compute while persisting).
+
+    Parameters
+    ----------
+    *collections : Dask collections
+        What to persist, as ``dask.persist`` takes them.
+
+    Returns
+    -------
+    tuple
+        The persisted collections, in the order given.
+
+    Raises
+    ------
+    DataValidationError
+        A chunk or partition held other rows or another shape than its metadata declared or
+        its lengths were measured at; nothing of it in the message or the exception's context
+        (its shape goes to :func:`~dpconvex.collect_diagnostics`).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from dpconvex.data.dask_rows import persist
+    >>> (X,) = persist(da.ones((4, 2), chunks=2))
+    >>> float(X.sum().compute())
+    8.0
+    """
     return _named_refusal(dask.persist, *collections)
 
 

@@ -79,7 +79,8 @@ class RangedRows(PublicArray):
         rows = float_rows(rows, "RangedRows.__new__", "rows")
         if rows.ndim != 2:
             raise DataValidationError(
-                f"RangedRows.__new__: rows must be 2-D (n_samples, n_features); got shape {rows.shape}. "
+                "RangedRows.__new__: rows must be 2-D (n_samples, n_features); got shape "
+                f"{rows.shape}. "
                 "Pass the encoded rows as a 2-D array.")
         if feature_range is None:  # rows with a source only (a schema's unit rows)
             obj = rows.view(cls)
@@ -134,7 +135,8 @@ def _checked_ranges(feature_range: Any, n_features: int) -> np.ndarray:
            "PublicSchema.encoded_range().")
     if failure is not None:
         raise ParameterError(
-            f"RangedRows.__new__: feature_range must be an array of numbers of shape ({n_features}, 2); "
+            "RangedRows.__new__: feature_range must be an array of numbers of shape "
+            f"({n_features}, 2); "
             f"it could not be converted to float ({failure.__name__}). {fix}")
     if ranges.shape != (n_features, 2):
         raise ParameterError(

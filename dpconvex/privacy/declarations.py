@@ -527,6 +527,8 @@ def _check_objective(template: Template, consts: PrivacyConstants, caller: str, 
 #: Scales of the random points whose projections onto the space a CVXPY form's constraints are
 #: probed at (the objectives are compared at the last one).
 _FORM_SCALES: tuple[float, ...] = (1.0, 10.0, 1e3)
+#: The relative tolerance of the CVXPY form's objective against the template's objective().
+_FORM_RTOL = 1e-6
 
 
 def _check_cvxpy_form(template: Template, caller: str) -> Condition:
@@ -573,7 +575,7 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
         var.value = z
         cvx = float(problem.objective.value)
         ref = float(template.objective(z, b, delta)[0])
-        if not abs(cvx - ref) <= 1e-6 * max(1.0, abs(ref)):
+        if not abs(cvx - ref) <= _FORM_RTOL * max(1.0, abs(ref)):
             raise PrivacyError(
                 f"{caller}: forms: template '{name}': its CVXPY objective (after cvxpy_set(b, "
                 f"extra_reg={delta:g})) and objective() disagree at a probe point. The CVXPY "
@@ -587,8 +589,8 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
         f"{len(problem.constraints)} constraint(s), each holding at the space's projections of "
         f"{len(_FORM_SCALES)} points of scale {', '.join(f'{v:g}' for v in _FORM_SCALES)}; "
         "the CVXPY objective after cvxpy_set(b, extra_reg) equal to objective(theta, b, "
-        "extra_reg) within 1e-06 max(1, |objective|) at one point theta and one noise b, for extra_reg "
-        "= 0 and 0.37. Not a premise of the guarantee: the point any backend returns is "
+        f"extra_reg) within {_FORM_RTOL:g} max(1, |objective|) at one point theta and one noise "
+        "b, for extra_reg = 0 and 0.37. Not a premise of the guarantee: the point any backend returns is "
         "judged by the template's residual() (the accuracy check), so a CVXPY form that "
         "departs from objective() elsewhere releases nothing",
     )

@@ -64,6 +64,12 @@ _WATCHES: contextvars.ContextVar[tuple[DrawRecord, ...]] = contextvars.ContextVa
 class DrawRecord:
     """Whether noise was drawn while a :func:`watch_draws` block was open (``drawn``).
 
+    Attributes
+    ----------
+    drawn : bool
+        True once any sampler of this module drew while the block holding this record was
+        open.
+
     Examples
     --------
     >>> from dpconvex.privacy.noise import DrawRecord

@@ -440,8 +440,8 @@ def test_a_candidates_auto_delta_is_held_before_the_data_are_read(form):
     X = {"list": X.tolist(), "tuple": tuple(map(tuple, X)),
          "array rows": [array.array("d", row) for row in X]}.get(form, X)
     vouch = {"vouch": "preprocessing"} if form == "pipeline" else {}  # FunctionTransformer
-    grid = PrivateGridSearch(gd, clip, epsilon=0.5, classes=[0, 1], accountant=BudgetAccountant(1.0),
-                             **vouch)
+    grid = PrivateGridSearch(gd, clip, epsilon=0.5, classes=[0, 1],
+                             accountant=BudgetAccountant(1.0), **vouch)
     with dp.collect_diagnostics() as diag, pytest.raises(dp.BudgetError, match="pure epsilon-DP"):
         grid.fit(X, y)
     assert not [note for note in diag.notes if note.owner == "NoisyGradientDescent"]

@@ -479,8 +479,10 @@ def declared_learner(estimator: Any) -> str | None:
     >>> from sklearn.linear_model import LogisticRegression
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex.estimators.selection.grid import declared_learner
-    >>> declared_learner(PrivateLogisticRegression()) is None, declared_learner(LogisticRegression())
-    (True, 'LogisticRegression')
+    >>> declared_learner(PrivateLogisticRegression()) is None
+    True
+    >>> declared_learner(LogisticRegression())
+    'LogisticRegression'
     """
     while isinstance(estimator, Pipeline) and estimator.steps:
         estimator = estimator.steps[-1][-1] if isinstance(estimator.steps[-1], tuple) else None

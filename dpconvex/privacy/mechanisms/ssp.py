@@ -138,6 +138,19 @@ def statistics_of(template: SSPTemplate, facts: dict[str, Any]) -> dict[str, Any
     of public value s, the label sum S = b_s/s; ``facts`` are the public facts a calibration
     read (its ``extra``: the released parts, the free column and s).
 
+    Parameters
+    ----------
+    template : SSPTemplate
+        The sufficient statistics of the rows (A = XᵀX, b = Xᵀy).
+    facts : dict
+        The calibration's ``extra``: ``"parts"`` (the names released), and with ``"total"``
+        among them ``"free"`` (the intercept column) and ``"free value"`` (its value s).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Each released part before noise: ``"gram"`` A, ``"cross"`` b, ``"total"`` [S].
+
     Examples
     --------
     >>> from dpconvex.data.sufficient import Moments
