@@ -590,9 +590,9 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
         f"{len(_FORM_SCALES)} points of scale {', '.join(f'{v:g}' for v in _FORM_SCALES)}; "
         "the CVXPY objective after cvxpy_set(b, extra_reg) equal to objective(theta, b, "
         f"extra_reg) within {_FORM_RTOL:g} max(1, |objective|) at one point theta and one noise "
-        "b, for extra_reg = 0 and 0.37. Not a premise of the guarantee: the point any backend returns is "
-        "judged by the template's residual() (the accuracy check), so a CVXPY form that "
-        "departs from objective() elsewhere releases nothing",
+        "b, for extra_reg = 0 and 0.37. Not a premise of the guarantee: the point any backend "
+        "returns is judged by the template's residual() (the accuracy check), so a CVXPY form "
+        "that departs from objective() elsewhere releases nothing",
     )
 
 
