@@ -311,6 +311,48 @@ def _unnamed_labels_error(caller: str, unnamed: str, *, by_position: bool) -> Da
         f"is checked{way_out}.")
 
 
+def check_shipped_schema(schema: PublicSchema | UniformSchema, owner: str) -> None:
+    """Refuse a subclass of :class:`PublicSchema` or
+    :class:`~dpconvex.data.UniformSchema` by name: the encoder divides each row by the
+    schema's :attr:`~PublicSchema.divisor` and the certificate states the rows within
+    ``data_norm``, which holds for the divisor dpconvex computes (:func:`norm_divisor`), not
+    for one a subclass overrides.
+
+    Parameters
+    ----------
+    schema : PublicSchema or UniformSchema
+        The schema to encode by (its type already checked to be one of the two).
+    owner : str
+        The public class or function that opens the refusal.
+
+    Raises
+    ------
+    ParameterError
+        ``schema`` is an instance of a subclass.
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> check_shipped_schema(PublicSchema({"a": Numeric(0, 1)}), "Demo")
+    >>> class Mine(PublicSchema):
+    ...     pass
+    >>> check_shipped_schema(Mine({"a": Numeric(0, 1)}), "Demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'schema' parameter of Demo must be a PublicSchema ...
+    """
+    if type(schema) not in (PublicSchema, UniformSchema):
+        uniform = isinstance(schema, UniformSchema)
+        shipped = "UniformSchema" if uniform else "PublicSchema"
+        made = "PublicSchema.every_column(...)" if uniform else "PublicSchema(...)"
+        raise ParameterError(
+            f"The 'schema' parameter of {owner} must be a {shipped} itself, not the subclass "
+            f"{type(schema).__name__}: rows are divided by the divisor dpconvex computes from "
+            f"the declarations, which a subclass may change. Give {made} of the same "
+            "declarations."
+        )
+
+
 def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: int | None,
                   caller: str, *, unnamed: str | None = None) -> None:
     """Refuse a table whose columns are not those ``schema`` declares, in its order: the
@@ -629,6 +671,7 @@ class PublicEncoder(TransformerMixin, CheckedParamNames, BaseEstimator):
                                  "PublicSchema({'age': Numeric(0, 120)}), or one declaration for "
                                  "every column, PublicSchema.every_column(Numeric(0, 255)). Got "
                                  f"{_short_repr(self.schema)} instead.")
+        check_shipped_schema(self.schema, owner)
         row_norm = check_row_norm(self.row_norm, owner)
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
@@ -1005,6 +1048,7 @@ def encode(schema: PublicSchema | UniformSchema, numeric_values: Mapping[str, np
         raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema (or "
                              "PublicSchema.every_column(...)). Got "
                              f"{_short_repr(schema)} instead.")
+    check_shipped_schema(schema, owner)
     codes = {} if codes is None else codes
     for name, table in (("numeric_values", numeric_values), ("codes", codes)):
         if not isinstance(table, Mapping):
