@@ -42,7 +42,7 @@ from ..errors import (
 )
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
-from .schema import OTHER, PublicSchema, UniformSchema, _names_shown
+from .schema import OTHER, PublicSchema, UniformSchema, _names_shown, check_shipped_schema
 from .tables import (
     dtype_kind,
     integer_text,
@@ -309,48 +309,6 @@ def _unnamed_labels_error(caller: str, unnamed: str, *, by_position: bool) -> Da
         "its columns would be read by position (swapped columns unnoticed). Name the "
         "columns as the schema does, X.columns = list(schema.columns) once their order "
         f"is checked{way_out}.")
-
-
-def check_shipped_schema(schema: PublicSchema | UniformSchema, owner: str) -> None:
-    """Refuse a subclass of :class:`PublicSchema` or
-    :class:`~dpconvex.data.UniformSchema` by name: the encoder divides each row by the
-    schema's :attr:`~PublicSchema.divisor` and the certificate states the rows within
-    ``data_norm``, which holds for the divisor dpconvex computes (:func:`norm_divisor`), not
-    for one a subclass overrides.
-
-    Parameters
-    ----------
-    schema : PublicSchema or UniformSchema
-        The schema to encode by (its type already checked to be one of the two).
-    owner : str
-        The public class or function that opens the refusal.
-
-    Raises
-    ------
-    ParameterError
-        ``schema`` is an instance of a subclass.
-
-    Examples
-    --------
-    >>> from dpconvex import Numeric, PublicSchema
-    >>> check_shipped_schema(PublicSchema({"a": Numeric(0, 1)}), "Demo")
-    >>> class Mine(PublicSchema):
-    ...     pass
-    >>> check_shipped_schema(Mine({"a": Numeric(0, 1)}), "Demo")
-    Traceback (most recent call last):
-    ...
-    dpconvex.errors.ParameterError: The 'schema' parameter of Demo must be a PublicSchema ...
-    """
-    if type(schema) not in (PublicSchema, UniformSchema):
-        uniform = isinstance(schema, UniformSchema)
-        shipped = "UniformSchema" if uniform else "PublicSchema"
-        made = "PublicSchema.every_column(...)" if uniform else "PublicSchema(...)"
-        raise ParameterError(
-            f"The 'schema' parameter of {owner} must be a {shipped} itself, not the subclass "
-            f"{type(schema).__name__}: rows are divided by the divisor dpconvex computes from "
-            f"the declarations, which a subclass may change. Give {made} of the same "
-            "declarations."
-        )
 
 
 def check_columns(schema: PublicSchema, names: Sequence[str] | None, n_columns: int | None,

@@ -1289,3 +1289,45 @@ def _decl_code(d: Declaration) -> str:
             )
         voc = "(\n" + "\n".join(" " * 8 + line.strip() for line in lines if line) + "\n    )"
     return f"Categorical({voc}{'' if d.other else ', other=False'})"
+
+
+def check_shipped_schema(schema: PublicSchema | UniformSchema, owner: str) -> None:
+    """Refuse a subclass of :class:`PublicSchema` or
+    :class:`~dpconvex.data.UniformSchema` by name: the encoder divides each row by the
+    schema's :attr:`~PublicSchema.divisor` and the certificate states the rows within
+    ``data_norm``, which holds for the divisor dpconvex computes (:func:`norm_divisor`), not
+    for one a subclass overrides.
+
+    Parameters
+    ----------
+    schema : PublicSchema or UniformSchema
+        The schema to encode by (its type already checked to be one of the two).
+    owner : str
+        The public class or function that opens the refusal.
+
+    Raises
+    ------
+    ParameterError
+        ``schema`` is an instance of a subclass.
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> check_shipped_schema(PublicSchema({"a": Numeric(0, 1)}), "Demo")
+    >>> class Mine(PublicSchema):
+    ...     pass
+    >>> check_shipped_schema(Mine({"a": Numeric(0, 1)}), "Demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'schema' parameter of Demo must be a PublicSchema ...
+    """
+    if type(schema) not in (PublicSchema, UniformSchema):
+        uniform = isinstance(schema, UniformSchema)
+        shipped = "UniformSchema" if uniform else "PublicSchema"
+        made = "PublicSchema.every_column(...)" if uniform else "PublicSchema(...)"
+        raise ParameterError(
+            f"The 'schema' parameter of {owner} must be a {shipped} itself, not the subclass "
+            f"{type(schema).__name__}: rows are divided by the divisor dpconvex computes from "
+            f"the declarations, which a subclass may change. Give {made} of the same "
+            "declarations."
+        )

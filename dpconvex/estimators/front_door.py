@@ -620,11 +620,12 @@ class _Schema(Constraint):
     without importing the schema module at import)."""
 
     def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
-        from ..data.schema import PublicSchema, UniformSchema
+        from ..data.schema import PublicSchema, UniformSchema, check_shipped_schema
 
         if not isinstance(value, (PublicSchema, UniformSchema)):
             raise ParameterError(f"The '{name}' {noun} of {owner} must be None (X holds "
                                  f"encoded rows) or {self}. Got {type(value).__name__} instead.")
+        check_shipped_schema(value, owner)
         return value
 
     def __str__(self) -> str:

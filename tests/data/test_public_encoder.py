@@ -988,7 +988,7 @@ def test_a_schema_subclass_is_refused_by_name():
         PublicEncoder(schema).fit(table)
     with pytest.raises(ParameterError, match="not the subclass Shrunk"):
         dp.data.encoder.encode(schema, table)
-    with pytest.raises(ParameterError, match="not the subclass Shrunk"):
+    with pytest.raises(ParameterError, match="of PrivateClassifier .* not the subclass Shrunk"):
         dp.PrivateClassifier(schema=schema, classes=[0, 1], random_state=0).fit(table, [0, 1])
     uniform = ShrunkUniform(Numeric(-1, 1))
     with pytest.raises(ParameterError, match="PublicSchema.every_column"):
