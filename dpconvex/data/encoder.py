@@ -42,7 +42,7 @@ from ..errors import (
 )
 from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
-from .schema import OTHER, PublicSchema, UniformSchema, _names_shown
+from .schema import OTHER, PublicSchema, UniformSchema, _names_shown, check_shipped_schema
 from .tables import (
     dtype_kind,
     integer_text,
@@ -629,6 +629,7 @@ class PublicEncoder(TransformerMixin, CheckedParamNames, BaseEstimator):
                                  "PublicSchema({'age': Numeric(0, 120)}), or one declaration for "
                                  "every column, PublicSchema.every_column(Numeric(0, 255)). Got "
                                  f"{_short_repr(self.schema)} instead.")
+        check_shipped_schema(self.schema, owner)
         row_norm = check_row_norm(self.row_norm, owner)
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
@@ -1005,6 +1006,7 @@ def encode(schema: PublicSchema | UniformSchema, numeric_values: Mapping[str, np
         raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema (or "
                              "PublicSchema.every_column(...)). Got "
                              f"{_short_repr(schema)} instead.")
+    check_shipped_schema(schema, owner)
     codes = {} if codes is None else codes
     for name, table in (("numeric_values", numeric_values), ("codes", codes)):
         if not isinstance(table, Mapping):

@@ -11,9 +11,11 @@ column of a table alike, however many it has. Nothing here reads data:
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import keyword
 import math
+import weakref
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -30,6 +32,62 @@ __all__ = ["Binary", "Categorical", "Numeric", "PublicSchema", "UniformSchema", 
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
+
+#: The certificates :func:`~dpconvex.draft_schema` returned in this process, by identity: the
+#: only ones ``PublicSchema(release=)`` takes. A :class:`~dpconvex.Certificate` is a plain
+#: record anyone can build with any (epsilon, delta), so an equal one built by hand, or one
+#: reloaded from a pickle, is not a release dpconvex made and is refused
+#: (docs/privacy/bounds.md#privacy-bounds-composition).
+_ISSUED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def _record_release(certificate: Any) -> None:
+    """Record ``certificate`` as a schema release :func:`~dpconvex.draft_schema` made (called
+    by draft_schema only, on the certificate it returns)."""
+    _ISSUED[id(certificate)] = certificate
+
+
+def issued_release(schema: Any, caller: str) -> Any:
+    """The release ``schema`` carries (None for a schema of public knowledge), refused unless
+    it is a certificate :func:`~dpconvex.draft_schema` returned in this process.
+
+    The check runs where a schema is built and again before a front door or a draft composes
+    its release, since a schema reloaded from a pickle is not built again.
+
+    Parameters
+    ----------
+    schema : PublicSchema, UniformSchema or None
+        The schema whose ``release`` is read.
+    caller : str
+        The public call that opens the refusal.
+
+    Returns
+    -------
+    Certificate or None
+        ``schema.release``.
+
+    Raises
+    ------
+    ParameterError
+        The release is a certificate draft_schema did not return in this process: one built
+        by hand, or one reloaded from a pickle (this process cannot tell the two apart).
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> issued_release(PublicSchema({"a": Numeric(0, 1)}), "Demo.fit") is None
+    True
+    """
+    release = getattr(schema, "release", None)
+    if release is not None and _ISSUED.get(id(release)) is not release:
+        raise ParameterError(
+            f"{caller}: release= must be the certificate draft_schema returned (schema.release) "
+            "in this Python process; this one was not: a certificate built by hand, or one "
+            "reloaded from a pickle, cannot be told from a release dpconvex made. Draft the "
+            "schema again with draft_schema(..., epsilon=...), or declare its columns without "
+            "release= (PublicSchema(schema.declarations)) and state that release yourself."
+        )
+    return release
 
 
 def _repeated(items: Any) -> list[Any]:
@@ -347,7 +405,10 @@ class PublicSchema:
     release : Certificate or None, default=None
         The certificate of the private release that produced this schema
         (:func:`~dpconvex.draft_schema` with ``epsilon``); a front door given the schema
-        states it as a part of its own certificate. None for public knowledge.
+        states it as a part of its own certificate. None for public knowledge. Only the
+        certificate draft_schema returned, in this Python process, is taken (a copy of the
+        schema keeps it); a certificate built by hand, or reloaded from a pickle, is refused
+        (:func:`issued_release`).
 
     See Also
     --------
@@ -443,6 +504,7 @@ class PublicSchema:
             if self.suggested or drafted:
                 raise ParameterError(f"{caller}: a schema read from data (drafted) cannot carry "
                                      "a private release's certificate.")
+            issued_release(self, caller)
         _check_bools(self, "centered", "suggested")
         names = self.feature_names
         if not names:
@@ -464,6 +526,16 @@ class PublicSchema:
                 "these declarations (schema.release); this one is another schema's, or "
                 "not draft_schema's. Leave release=None for a schema of public knowledge."
             )
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PublicSchema:
+        """A deep copy whose ``release`` is the same certificate: the record of the one
+        release that made this schema (a copy made by ``sklearn.clone`` keeps it)."""
+        copied = copy.copy(self)
+        memo[id(self)] = copied
+        for f in fields(self):
+            if f.name != "release":
+                object.__setattr__(copied, f.name, copy.deepcopy(getattr(self, f.name), memo))
+        return copied
 
     @property
     def fingerprint(self) -> str:
@@ -1217,3 +1289,45 @@ def _decl_code(d: Declaration) -> str:
             )
         voc = "(\n" + "\n".join(" " * 8 + line.strip() for line in lines if line) + "\n    )"
     return f"Categorical({voc}{'' if d.other else ', other=False'})"
+
+
+def check_shipped_schema(schema: PublicSchema | UniformSchema, owner: str) -> None:
+    """Refuse a subclass of :class:`PublicSchema` or
+    :class:`~dpconvex.data.UniformSchema` by name: the encoder divides each row by the
+    schema's :attr:`~PublicSchema.divisor` and the certificate states the rows within
+    ``data_norm``, which holds for the divisor dpconvex computes (:func:`norm_divisor`), not
+    for one a subclass overrides.
+
+    Parameters
+    ----------
+    schema : PublicSchema or UniformSchema
+        The schema to encode by (its type already checked to be one of the two).
+    owner : str
+        The public class or function that opens the refusal.
+
+    Raises
+    ------
+    ParameterError
+        ``schema`` is an instance of a subclass.
+
+    Examples
+    --------
+    >>> from dpconvex import Numeric, PublicSchema
+    >>> check_shipped_schema(PublicSchema({"a": Numeric(0, 1)}), "Demo")
+    >>> class Mine(PublicSchema):
+    ...     pass
+    >>> check_shipped_schema(Mine({"a": Numeric(0, 1)}), "Demo")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: The 'schema' parameter of Demo must be a PublicSchema ...
+    """
+    if type(schema) not in (PublicSchema, UniformSchema):
+        uniform = isinstance(schema, UniformSchema)
+        shipped = "UniformSchema" if uniform else "PublicSchema"
+        made = "PublicSchema.every_column(...)" if uniform else "PublicSchema(...)"
+        raise ParameterError(
+            f"The 'schema' parameter of {owner} must be a {shipped} itself, not the subclass "
+            f"{type(schema).__name__}: rows are divided by the divisor dpconvex computes from "
+            f"the declarations, which a subclass may change. Give {made} of the same "
+            "declarations."
+        )

@@ -620,11 +620,12 @@ class _Schema(Constraint):
     without importing the schema module at import)."""
 
     def check(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
-        from ..data.schema import PublicSchema, UniformSchema
+        from ..data.schema import PublicSchema, UniformSchema, check_shipped_schema
 
         if not isinstance(value, (PublicSchema, UniformSchema)):
             raise ParameterError(f"The '{name}' {noun} of {owner} must be None (X holds "
                                  f"encoded rows) or {self}. Got {type(value).__name__} instead.")
+        check_shipped_schema(value, owner)
         return value
 
     def __str__(self) -> str:
@@ -785,9 +786,10 @@ class SchemaInputMixin:
         twice refused, :meth:`_schema_row_params`) before the table is read; a uniform one
         once the encoder has the table's columns."""
         from ..data.encoder import PublicEncoder
-        from ..data.schema import UniformSchema
+        from ..data.schema import UniformSchema, issued_release
 
         self._validate_params()
+        issued_release(self.schema, f"{type(self).__name__}.fit")  # before anything is charged
         on_rows = None if isinstance(self.schema, UniformSchema) else self._on_rows(self.schema)
         encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
         rows = encoder.fit_transform(X)  # a uniform schema given the table's columns: schema_
@@ -805,8 +807,12 @@ class SchemaInputMixin:
 
     def _with_schema_part(self, model: Any, schema: Any) -> Any:
         """The model's certificate, after the release of ``schema`` (the schema of the table's
-        columns, as :meth:`_schema_row_params` takes it) when it was released."""
-        release = schema.release
+        columns, as :meth:`_schema_row_params` takes it) when it was released: a release
+        draft_schema returned in this process only (:func:`~dpconvex.data.schema.issued_release`;
+        the fit and certify paths refuse any other before anything is charged)."""
+        from ..data.schema import issued_release
+
+        release = issued_release(schema, type(self).__name__)
         note = ("rows encoded record by record by the public schema (PublicEncoder: clipped "
                 "to its ranges, one-hot over its vocabularies, within data_norm)")
         if release is None:
@@ -865,7 +871,9 @@ class SchemaInputMixin:
         its encoded features, :meth:`_on_rows_of_shape`) before arrays of the width are
         made."""
         from ..data.encoder import PublicEncoder
+        from ..data.schema import issued_release
 
+        issued_release(self.schema, f"{type(self).__name__}.certify")
         if X is not None:
             encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
             X = encoder.fit_transform(X)

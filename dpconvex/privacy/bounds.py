@@ -39,6 +39,8 @@ from ..data.schema import (
     PublicSchema,
     UniformSchema,
     _number,
+    _record_release,
+    issued_release,
 )
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, number_values, table_columns
@@ -904,6 +906,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     names, cols, dtypes = table_columns(X, caller)
     if names is None:
         names = [f"x{k}" for k in range(len(cols))]
+    issued_release(declared, caller)  # a declared schema's release: one draft_schema made
     given = _declared(declared, names)
     column_kinds = check_kinds(kinds, names, given, caller)
     # a column of Python values (a list) has no dtype of its own: NumPy infers one from the values
@@ -994,6 +997,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
         )
     # what release= must match: a function of the released declarations, so released
     certificate.released["released schema"] = PublicSchema(decls).fingerprint
+    _record_release(certificate)
     schema = PublicSchema(decls, release=certificate)
     for note in notes:  # the release is made and charged: its notes follow it
         warnings.warn(note, PrivacyWarning, stacklevel=user_stacklevel())

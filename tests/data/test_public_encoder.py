@@ -966,3 +966,30 @@ def test_a_pyarrow_column_reads_as_its_values(kind):
     check_table_columns(schema, given, "Demo.plan_for")
     expected = PublicEncoder(schema).fit(listed).transform(listed)
     np.testing.assert_array_equal(PublicEncoder(schema).fit(given).transform(given), expected)
+
+
+def test_a_schema_subclass_is_refused_by_name():
+    """The encoder divides rows by the divisor dpconvex computes: a subclass overriding it
+    (rows of norm up to 1634 under data_norm=1 for 1e-3 on three columns in [-1, 1]) is
+    refused, by the encoder, by ``encode`` and by a front door given it, before any row is
+    read."""
+
+    class Shrunk(PublicSchema):
+        @property
+        def divisor(self) -> float:
+            return 1e-3
+
+    class ShrunkUniform(dp.data.UniformSchema):
+        pass
+
+    schema = Shrunk({c: Numeric(-1, 1) for c in "abc"})
+    table = {c: np.array([1.0, -1.0]) for c in "abc"}
+    with pytest.raises(ParameterError, match="not the subclass Shrunk"):
+        PublicEncoder(schema).fit(table)
+    with pytest.raises(ParameterError, match="not the subclass Shrunk"):
+        dp.data.encoder.encode(schema, table)
+    with pytest.raises(ParameterError, match="of PrivateClassifier .* not the subclass Shrunk"):
+        dp.PrivateClassifier(schema=schema, classes=[0, 1], random_state=0).fit(table, [0, 1])
+    uniform = ShrunkUniform(Numeric(-1, 1))
+    with pytest.raises(ParameterError, match="PublicSchema.every_column"):
+        PublicEncoder(uniform).fit(np.ones((2, 3)))

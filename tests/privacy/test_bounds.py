@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 
 import dpconvex as dp
 import dpconvex.privacy.bounds as bounds_module
@@ -524,6 +525,42 @@ def test_a_release_is_taken_with_its_own_schema_only():
     widened = {**schema.declarations, "extra": dp.Numeric(0.0, 1.0)}  # a column not released
     with pytest.raises(dp.ParameterError, match="release= must be the certificate draft_schema"):
         dp.PublicSchema(widened, release=schema.release)
+
+
+def test_a_certificate_built_by_hand_is_no_schema_release():
+    """A Certificate is a record anyone can build, with any epsilon and the schema's
+    fingerprint in ``released``: ``PublicSchema(release=)`` refuses it, so a front door never
+    states a release nobody made (a certificate of negative epsilon would lower its own)."""
+    base = dp.PublicSchema({c: dp.Numeric(-1, 1) for c in "abc"})
+    for eps in (-0.9, 0.5):
+        forged = dp.Certificate("draft_schema", epsilon_requested=eps, epsilon=eps,
+                                released={"released schema": base.fingerprint})
+        with pytest.raises(dp.ParameterError, match="certificate draft_schema returned"):
+            dp.PublicSchema(base.declarations, release=forged)
+
+
+def test_a_schema_release_is_kept_by_a_copy_and_refused_once_reloaded():
+    """A copy of a released schema (sklearn.clone deep-copies it) keeps its release; one
+    reloaded from a pickle holds a certificate this process did not issue, so the front door
+    refuses to fit or certify on it before the ledger is charged, and a draft refuses it as
+    ``declared``."""
+    table = _table(n=400).fillna({"score": 0.0})
+    schema = dp.draft_schema(table, epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
+    y = (table["score"] > 0).astype(int)
+    door = dp.PrivateClassifier(schema=schema, classes=[0, 1], epsilon=1.0, random_state=0)
+    copied = clone(door)
+    assert copied.schema.release is schema.release and copied.schema == schema
+    assert copied.certify(table, y).quantities["schema epsilon"] == schema.release.epsilon
+    reloaded = pickle.loads(pickle.dumps(schema))
+    ledger = dp.BudgetAccountant(5.0)
+    door = dp.PrivateClassifier(schema=reloaded, classes=[0, 1], epsilon=1.0, random_state=0,
+                                accountant=ledger)
+    for call in (lambda: door.fit(table, y), lambda: door.certify(table, y)):
+        with pytest.raises(dp.ParameterError, match="reloaded from a pickle"):
+            call()
+    assert ledger.spent == (0.0, 0.0)
+    with pytest.raises(dp.ParameterError, match="reloaded from a pickle"):
+        dp.draft_schema(table, epsilon=1.0, declared=reloaded, random_state=0)
 
 
 @pytest.mark.parametrize("random_state", [0, None])
