@@ -87,6 +87,12 @@ class Budget:
     delta : float, default=0.0
         δ in [0, 1); 0 is pure ε-DP.
 
+    Notes
+    -----
+    Budget cannot be subclassed (:class:`~dpconvex.errors.ParameterError` where the subclass
+    is defined): a release reads (ε, δ) once, from a Budget itself
+    (:func:`exact_budget`), so its noise and its certificate state the same ε.
+
     Examples
     --------
     >>> from dpconvex import Budget

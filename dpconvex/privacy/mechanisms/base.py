@@ -541,8 +541,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         Raises
         ------
         ParameterError
-            Not a Budget (a subclass or an object claiming to be one too), an infinite ε, δ > 0 for a pure mechanism, or δ = 0 for an (ε, δ)
-            mechanism.
+            Not a Budget (an object whose ``__class__`` claims Budget too), an infinite ε,
+            δ > 0 for a pure mechanism, or δ = 0 for an (ε, δ) mechanism.
 
         Examples
         --------
