@@ -318,9 +318,7 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     _refuse_missing_capabilities(template, mechanism)
     if users:
         check_members(template)
-    if type(budget) is Budget:  # another type: refused by the mechanism's check, by its type
-        budget = exact_budget(budget, "release")
-    # every later read (conditions, noise, certificate) gets the same two floats
+    # (ε, δ) read once: every later read (conditions, noise, certificate) gets the same floats
     budget = exact_budget(mechanism.check_budget(budget), "release")
     conditions, facts = _conditions(template, mechanism, budget, backend, users,
                                                vouch, vouch_unused)
