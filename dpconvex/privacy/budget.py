@@ -110,8 +110,9 @@ class Budget:
         # a subclass could answer each read of ε differently (one for the noise, another
         # for the certificate): every release reads the (ε, δ) of an exact Budget
         raise ParameterError(
-            f"Budget cannot be subclassed (class {cls.__name__}): a release reads its (epsilon, "
-            "delta) from a Budget itself. Pass Budget(epsilon, delta).")
+            f"Budget.__init_subclass__: class {cls.__name__} subclasses Budget, which cannot be "
+            "subclassed: a release reads its (epsilon, delta) from a Budget itself. Pass "
+            "Budget(epsilon, delta).")
 
     def __post_init__(self) -> None:
         eps = check_float("epsilon", self.epsilon, "Budget", allow_inf=True)

@@ -1045,7 +1045,8 @@ class Certificate:
     def __post_init__(self) -> None:
         fault = guarantee_fault(self.epsilon_requested, self.epsilon, self.delta)
         if fault is not None:
-            raise ParameterError(f"Certificate: {fault}.")
+            raise ParameterError(f"Certificate.__init__: {fault}; a certificate states an "
+                                 "(epsilon, delta) guarantee.")
         given, self.assumptions = self.assumptions, []
         self.state(*given)
 
