@@ -60,7 +60,7 @@ from ..templates.statistics import (
     check_column,
     check_levels,
 )
-from .budget import Budget, hold_budget, split_even
+from .budget import Budget, exact_budget, hold_budget, split_even
 from .certificate import Certificate, Condition
 from .composition import compose_sequential
 from .release import release
@@ -118,25 +118,30 @@ def _float64(values: Any, caller: str, name: str) -> np.ndarray:
     return out[0] if len(out) == 1 else np.concatenate(out or [np.empty(0)])
 
 
-def _check_call(values: Any, budget: Any, name: Any, caller: str) -> None:
+def _check_call(values: Any, budget: Any, name: Any, caller: str) -> Budget:
     """Refuse, before anything is read, what a release of a column cannot take: values that
     are not one per record, a budget that is not a :class:`Budget`, a name that is not a
-    str (it is printed in the certificate and the messages)."""
+    str (it is printed in the certificate and the messages); the budget read once
+    (:func:`_check_budget`)."""
     if values is None:
         raise ParameterError(
             f"{caller}: values is None; pass the column's values, one per record (a 1-D array "
             "or a list).")
     check_column(values, caller)
-    _check_budget(budget, caller)
+    budget = _check_budget(budget, caller)
     _checked_text("name", name, caller)
+    return budget
 
 
-def _check_budget(budget: Any, caller: str) -> None:
-    """Refuse a budget that is not a :class:`Budget`, by its type alone."""
-    if not isinstance(budget, Budget):
+def _check_budget(budget: Any, caller: str) -> Budget:
+    """Refuse a budget that is not a :class:`Budget` itself, by its type alone (an object
+    whose ``__class__`` claims Budget too); else a fresh Budget of its (ε, δ), each read once
+    (:func:`~dpconvex.privacy.budget.exact_budget`), which every later read gets."""
+    if type(budget) is not Budget:
         raise ParameterError(
             f"{caller}: budget must be a Budget, e.g. Budget(1.0) (or Budget(1.0, 1e-6) for a "
             f"vocabulary); got a {type(budget).__name__}.")
+    return exact_budget(budget, caller)
 
 
 def _checked_text(what: str, value: Any, caller: str) -> str:
@@ -255,7 +260,7 @@ def _release_range(values: Any, budget: Budget, n: int | None, levels: Sequence[
                    notes: list[str] | None = None) -> tuple[float, float, float, Certificate]:
     """:func:`release_range`, its note at the grid's end opening with ``owner`` (appended to
     ``notes`` where given, else warned)."""
-    _check_call(values, budget, name, "release_range")
+    budget = _check_call(values, budget, name, "release_range")
     n = None if n is None else _checked_n(n, "release_range", optional=True)
     owner = _checked_text("owner", owner, "release_range")
     if notes is not None and not isinstance(notes, list):
@@ -374,7 +379,7 @@ def range_certificate(n: int, budget: Budget, *, levels: Sequence[float] = DEFAU
     dpconvex.errors.ParameterError: release_range: the range of the values needs ...
     """
     n = _checked_n(n, "range_certificate")
-    _check_budget(budget, "range_certificate")
+    budget = _check_budget(budget, "range_certificate")
     name = _checked_text("name", name, "range_certificate")
     return _range_release(None, n, budget, levels, name, None, seeded,
                           dry_run=True).certificate
@@ -490,7 +495,7 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
     >>> release_vocabulary(plans, Budget(1.0, 1e-6), rng=0)[0]
     ('basic', 'pro')
     """
-    _check_call(values, budget, name, "release_vocabulary")
+    budget = _check_call(values, budget, name, "release_vocabulary")
     n = None if n is None else _checked_n(n, "release_vocabulary", optional=True)
     items = [v for piece in _pieces(values, "release_vocabulary", name)
              for v in _items(piece, "release_vocabulary", name)]
@@ -600,7 +605,7 @@ def column_budgets(budget: Budget, n_ranges: int, n_vocabularies: int) -> Column
     >>> cb.rule, cb.range_epsilon > 1.0 / 40
     ('PLD composition', True)
     """
-    _check_budget(budget, "column_budgets")
+    budget = _check_budget(budget, "column_budgets")
     n_ranges = check_int("n_ranges", n_ranges, "column_budgets", low=0, noun="argument")
     n_vocabularies = check_int("n_vocabularies", n_vocabularies, "column_budgets", low=0,
                                noun="argument")

@@ -87,6 +87,12 @@ class Budget:
     delta : float, default=0.0
         δ in [0, 1); 0 is pure ε-DP.
 
+    Notes
+    -----
+    Budget cannot be subclassed (:class:`~dpconvex.errors.ParameterError` where the subclass
+    is defined): a release reads (ε, δ) once, from a Budget itself
+    (:func:`exact_budget`), so its noise and its certificate state the same ε.
+
     Examples
     --------
     >>> from dpconvex import Budget
@@ -99,6 +105,14 @@ class Budget:
 
     epsilon: float
     delta: float = 0.0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # a subclass could answer each read of ε differently (one for the noise, another
+        # for the certificate): every release reads the (ε, δ) of an exact Budget
+        raise ParameterError(
+            f"Budget.__init_subclass__: class {cls.__name__} subclasses Budget, which cannot be "
+            "subclassed: a release reads its (epsilon, delta) from a Budget itself. Pass "
+            "Budget(epsilon, delta).")
 
     def __post_init__(self) -> None:
         eps = check_float("epsilon", self.epsilon, "Budget", allow_inf=True)
@@ -125,6 +139,46 @@ class Budget:
         False
         """
         return cls(math.inf, 0.0)
+
+
+def exact_budget(budget: Any, caller: str) -> Budget:
+    """A fresh :class:`Budget` of ``budget``'s (ε, δ), each read once and checked anew, so
+    that every later read of the release (the noise's calibration, the certificate) gets the
+    same two floats; anything but a :class:`Budget` itself is refused by its type alone.
+
+    Parameters
+    ----------
+    budget : Budget
+        The (ε, δ) the caller passed.
+    caller : str
+        The public call, opening the refusal.
+
+    Returns
+    -------
+    Budget
+        Equal to ``budget``, its fields built-in floats.
+
+    Raises
+    ------
+    ParameterError
+        ``budget`` is not a :class:`Budget` (an object that only claims to be one too), or
+        its fields are no longer an ε > 0 and a δ in [0, 1).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import exact_budget
+    >>> exact_budget(Budget(1.0, 1e-6), "release")
+    Budget(epsilon=1.0, delta=1e-06)
+    >>> exact_budget(1.0, "release")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: release: the budget must be a Budget, e.g. Budget(1.0) ...
+    """
+    if type(budget) is not Budget:  # not isinstance: an object's __class__ may claim Budget
+        raise ParameterError(
+            f"{caller}: the budget must be a Budget, e.g. Budget(1.0) (or Budget(1.0, 1e-6) "
+            f"for an (epsilon, delta) mechanism); got a {type(budget).__name__}.")
+    return Budget(budget.epsilon, budget.delta)
 
 
 #: The largest δ of the rule of ``delta=None`` (the δ of the measurements in

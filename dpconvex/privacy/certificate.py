@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Iterable
 from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import is_dpconvex_class
-from ..errors import PrivacyError
+from ..errors import ParameterError, PrivacyError
 
 __all__ = ["PREPROCESSING", "SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows",
            "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
@@ -905,6 +906,42 @@ Line = (SmoothingRule | MechanismChoice | DeltaRows | NoisyGDRule | LossSmoothin
 Fact = LabelSource | LamRule | RowMap | Line
 
 
+def guarantee_fault(epsilon_requested: Any, epsilon: Any, delta: Any) -> str | None:
+    """What makes (ε requested, ε, δ) no (ε, δ) guarantee, or None: each ε a real number
+    >= 0 (``inf``: no guarantee, a non-private fit), δ a real number in [0, 1). A negative
+    part would lower a composition's sum.
+
+    Parameters
+    ----------
+    epsilon_requested, epsilon, delta : float
+        A certificate's ε asked for, ε guaranteed and δ.
+
+    Returns
+    -------
+    str or None
+        The fault, naming the field and its type or range (never its value), or None.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import guarantee_fault
+    >>> guarantee_fault(1.0, 1.0, 1e-6) is None
+    True
+    >>> guarantee_fault(1.0, -0.5, 0.0)
+    'epsilon must be a number >= 0 (inf: not private); got a negative float'
+    """
+    for name, value in (("epsilon_requested", epsilon_requested), ("epsilon", epsilon)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return f"{name} must be a number >= 0; got a {type(value).__name__}"
+        if not value >= 0:  # NaN too
+            what = "NaN" if math.isnan(value) else f"negative {type(value).__name__}"
+            return f"{name} must be a number >= 0 (inf: not private); got a {what}"
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        return f"delta must be a number in [0, 1); got a {type(delta).__name__}"
+    if not 0 <= delta < 1:
+        return "delta must be a number in [0, 1); got one outside it"
+    return None
+
+
 @dataclass
 class Certificate:
     """A record of the privacy guarantee a release carries.
@@ -1012,6 +1049,10 @@ class Certificate:
     loss: str = ""
 
     def __post_init__(self) -> None:
+        fault = guarantee_fault(self.epsilon_requested, self.epsilon, self.delta)
+        if fault is not None:
+            raise ParameterError(f"Certificate.__init__: {fault}; a certificate states an "
+                                 "(epsilon, delta) guarantee.")
         given, self.assumptions = self.assumptions, []
         self.state(*given)
 

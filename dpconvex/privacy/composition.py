@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from .._validation import describe_value
 from ..errors import ParameterError, PrivacyError
-from .certificate import Certificate, Condition, Fact
+from .certificate import Certificate, Condition, Fact, guarantee_fault
 
 __all__ = ["compose_parallel", "compose_repetitions", "compose_sequential", "compose_tuning",
            "fixed_candidates"]
@@ -365,7 +365,15 @@ def _compose(rule: Literal["sequential", "parallel"], parts: Sequence[Certificat
         raise PrivacyError(
             f"{caller}: no certificates, nothing to compose. Pass at least one part.")
     private = private is not False and all(p.private for p in parts)
-    epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]
+    epsilons, deltas = [p.epsilon for p in parts], [p.delta for p in parts]  # each read once
+    for k, (part, eps_k, delta_k) in enumerate(zip(parts, epsilons, deltas, strict=True)):
+        # a negative (or NaN) part would lower the sum: no guarantee composes from it
+        fault = guarantee_fault(part.epsilon_requested, eps_k, delta_k)
+        if fault is not None:
+            caller = _refused_in(caller, rule)
+            raise PrivacyError(
+                f"{caller}: part {k} ({part.mechanism_name or 'a certificate'}) is no "
+                f"(epsilon, delta) guarantee: {fault}; nothing is released.")
     shown = [f"{e:.6g}" for e in epsilons]
     if rule == "sequential":
         eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)

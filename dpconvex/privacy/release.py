@@ -59,7 +59,7 @@ from .._validation import (
 from ..errors import DPConvexError, ParameterError, PrivacyError, SolverError, record_solve, say
 from ..solvers.registry import SolveResult, get_backend
 from ..templates.base import CAPABILITY_MEMBERS, PrivacyConstants
-from .budget import Budget
+from .budget import Budget, exact_budget
 from .certificate import Certificate, Condition, as_shipped, read_once
 from .checks import exact_number, user_code
 from .declarations import DeclaredFacts, declared_facts, vouch_names, vouched
@@ -318,7 +318,8 @@ def _release_checked(template: Template, mechanism: Mechanism, budget: Budget,
     _refuse_missing_capabilities(template, mechanism)
     if users:
         check_members(template)
-    budget = mechanism.check_budget(budget)
+    # (ε, δ) read once: every later read (conditions, noise, certificate) gets the same floats
+    budget = exact_budget(mechanism.check_budget(budget), "release")
     conditions, facts = _conditions(template, mechanism, budget, backend, users,
                                                vouch, vouch_unused)
     if users and facts is None:  # a mechanism that reads no constants: the record of n alone

@@ -43,7 +43,7 @@ from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers import retry_advice
 from ...solvers.registry import Backend, SolveResult, SolveStatus, other_backends
 from ...templates.base import PrivacyConstants
-from ..budget import Budget, remaining_each
+from ..budget import Budget, exact_budget, remaining_each
 from ..certificate import Certificate, Condition, MechanismChoice, as_shipped, template_statements
 from ..noise import Noise, NormGamma
 
@@ -536,13 +536,13 @@ class Mechanism(ABC, Generic[TemplateT]):
         Returns
         -------
         Budget
-            ``budget`` itself.
+            A fresh Budget equal to ``budget`` (:func:`~dpconvex.privacy.budget.exact_budget`).
 
         Raises
         ------
         ParameterError
-            Not a Budget, an infinite ε, δ > 0 for a pure mechanism, or δ = 0 for an (ε, δ)
-            mechanism.
+            Not a Budget (an object whose ``__class__`` claims Budget too), an infinite ε,
+            δ > 0 for a pure mechanism, or δ = 0 for an (ε, δ) mechanism.
 
         Examples
         --------
@@ -554,11 +554,12 @@ class Mechanism(ABC, Generic[TemplateT]):
         dpconvex.errors.ParameterError: OutputPerturbation.check_budget: mechanism 'output' ...
         """
         caller, name = f"{type(self).__name__}.check_budget", self.name
-        if not isinstance(budget, Budget):
+        if type(budget) is not Budget:  # not isinstance: an object's __class__ may claim Budget
             raise ParameterError(
                 f"{caller}: mechanism '{name}' needs a Budget. "
                 f"Got {describe_value(budget)} instead."
             )
+        budget = exact_budget(budget, caller)  # (ε, δ) read once: every later read agrees
         if not math.isfinite(budget.epsilon):  # ε = inf: the non-private baseline's budget
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{describe_value(budget.epsilon)} instead.")
