@@ -17,13 +17,13 @@ The ledger, sequential and parallel composition of (ε, δ) spends: a
 release from it: sequential composition adds the ε's and δ's ([DR14]_ Thm. 3.16); a
 :meth:`BudgetAccountant.parallel` block of releases on disjoint records costs the maximum
 ([McS09]_ Thm. 4). Estimators hold a reservation (:func:`hold_budget`) from before the fit
-until the certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before
-any computation when (ε, δ) does not fit in what remains, the commit records what the
-certificate guarantees. An exception before any noise of the release is drawn gives the hold
-back; one after it charges the held (ε, δ) (:meth:`Reservation.__exit__`): whether the fit
-raised may depend on the noisy output, so the refusal itself is a release. One lock guards every read and
-write; a ``parallel()`` block belongs to the :mod:`contextvars` context that opened it; a
-copy in another process refuses to spend (:class:`~dpconvex.errors.BudgetProcessError`). The
+until the certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before any
+computation when (ε, δ) does not fit in what remains, the commit records what the certificate
+guarantees. An exception before any noise of the release is drawn gives the hold back; one after
+it charges the held (ε, δ) (:meth:`Reservation.__exit__`): whether the fit raised may depend on
+the noisy output, so the refusal itself is a release. One lock guards every read and write; a
+``parallel()`` block belongs to the :mod:`contextvars` context that opened it; a copy in another
+process refuses to spend (:class:`~dpconvex.errors.BudgetProcessError`). The
 rules and their tests: docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
 
 A fit's hold commits its certificate's (ε, δ) (:meth:`Hold.commit_certificate`; the
@@ -1033,14 +1033,15 @@ class Hold:
 class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.
 
-    Exactly one of :meth:`commit`, :meth:`commit_certificate` or :meth:`release` takes effect; later calls
-    raise :class:`~dpconvex.errors.ParameterError` (commit) or do nothing (release). As a context manager
-    it records whether any noise is drawn inside the block (:func:`~dpconvex.privacy.noise.watch_draws`,
-    the draws of the releases nested in it included): an exception before the first draw releases the
-    hold; an exception after it commits the reserved (ε, δ), because the exception (a refused solve, a
-    warning turned into an error) may be a function of the noisy output, and so a release; a normal
-    exit without a commit commits the reserved (ε, δ) (a release may have been made). Attributes:
-    ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open", "committed", "released").
+    Exactly one of :meth:`commit`, :meth:`commit_certificate` or :meth:`release` takes effect;
+    later calls raise :class:`~dpconvex.errors.ParameterError` (commit) or do nothing (release).
+    As a context manager it records whether any noise is drawn inside the block
+    (:func:`~dpconvex.privacy.noise.watch_draws`, the draws of the releases nested in it
+    included): an exception before the first draw releases the hold; an exception after it
+    commits the reserved (ε, δ), because the exception (a refused solve, a warning turned into
+    an error) may be a function of the noisy output, and so a release; a normal exit without a
+    commit commits the reserved (ε, δ) (a release may have been made). Attributes: ``label``,
+    the reserved ``epsilon`` and ``delta``, ``state`` ("open", "committed", "released").
 
     Parameters
     ----------

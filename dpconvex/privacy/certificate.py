@@ -23,9 +23,9 @@ from .._validation import is_dpconvex_class
 from ..errors import ParameterError, PrivacyError
 
 __all__ = ["PREPROCESSING", "SEEDED", "Certificate", "ComponentsRule", "Condition", "DeltaRows",
-           "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule", "ParameterSet",
-           "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps", "as_shipped",
-           "read_once", "stated_by_template", "template_statements"]
+           "LabelSource", "LamRule", "LossSmoothing", "MechanismChoice", "NoisyGDRule",
+           "ParameterSet", "PublicFeatureMap", "RowMap", "SmoothingRule", "UncheckedSteps",
+           "as_shipped", "read_once", "stated_by_template", "template_statements"]
 
 
 #: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
