@@ -349,14 +349,16 @@ def _kind_of(labels: np.ndarray) -> str:
 _PARAMETER = "'classes' parameter"
 
 
-def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
+def _refuse(caller: str, source: str, shown: Any, why: str,
+            error: type[ParameterError] | type[DataTypeError] = ParameterError
+            ) -> ParameterError | DataTypeError:
     """A malformed label set: scikit-learn's parameter form for ``classes=``, else ``caller``'s;
     ``shown`` as :func:`~dpconvex._validation.describe_value` describes it (``classes=y`` by
     mistake: named by type and length, not listed)."""
     if source == _PARAMETER:
-        return ParameterError(f"The 'classes' parameter of {caller.split('.')[0]} {why}. "
-                              f"Got {_short_repr(shown)} instead.")
-    return ParameterError(f"{caller}: the {source} {why}. Got {_short_repr(shown)} instead.")
+        return error(f"The 'classes' parameter of {caller.split('.')[0]} {why}. "
+                     f"Got {_short_repr(shown)} instead.")
+    return error(f"{caller}: the {source} {why}. Got {_short_repr(shown)} instead.")
 
 
 def check_classes(
@@ -435,6 +437,36 @@ def check_classes(
                   "one type that compare (ints or strings)")
 
 
+#: The types a label (of y or of a label set) may have: exactly a built-in or a NumPy scalar
+#: type, whose comparisons and hashes are NumPy's and Python's own; a label of any other type
+#: (a user's class, a subclass of str or int) is refused by name before any label is compared,
+#: as its ``__eq__``, ``__hash__`` or ``__lt__`` could make one record's label change how every
+#: other record's label is read. (Complex numbers and bytes are refused by their own messages.)
+SCALAR_LABEL_TYPES = frozenset(
+    {str, bytes, int, float, bool, complex}
+    | {np.dtype(code).type for code in np.typecodes["All"] if code not in "OV"}
+)
+
+#: How the refusals of a label of another type name the accepted types.
+_ACCEPTED = ("str, int, float, bool or a NumPy scalar (np.int64, np.float64, np.str_, ...)")
+
+
+def _foreign_types(types: set[type]) -> list[str]:
+    """The names of the types in ``types`` that no label may have (:data:`SCALAR_LABEL_TYPES`,
+    a missing value's type aside: refused by its own message), sorted."""
+    return sorted({t.__name__ for t in types
+                   if t not in SCALAR_LABEL_TYPES and not _is_missing_type(t)})
+
+
+def _foreign_labels(caller: str, name: str, foreign: list[str]) -> DataTypeError:
+    """The refusal of labels of a type that is not a built-in or NumPy scalar type."""
+    return DataTypeError(
+        f"{caller}: {name} holds labels of type {', '.join(foreign)}; a label must be a "
+        f"{_ACCEPTED}, compared by Python's and NumPy's own rules (a label's own __eq__, "
+        "__hash__ or __lt__ is never called). Map the labels to ints or strings first."
+    )
+
+
 #: The types of labels a label set holds as they are: no missing value, float or sequence
 #: among them, and each hashable.
 _PLAIN_LABEL_TYPES = frozenset({int, str, np.str_, bool, np.bool_, np.int8, np.int16, np.int32,
@@ -450,10 +482,14 @@ def _check_set_labels(values: list[Any], classes: Any, caller: str, source: str)
         if _is_missing_type(t):
             raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
-        if isinstance(v, (complex, np.complexfloating, bytes, np.bytes_, tuple, list, np.ndarray)):
+        if issubclass(t, (complex, np.complexfloating, bytes, np.bytes_, tuple, list, np.ndarray)):
             raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; class "
                           "labels are ints, floats with integer values, or strings")
-        if isinstance(v, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
+        if t not in SCALAR_LABEL_TYPES:  # before any hash or comparison of a label
+            raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; a label "
+                          f"must be a {_ACCEPTED} (a label's own __eq__, __hash__ or __lt__ is "
+                          "never called)", DataTypeError)
+        if issubclass(t, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
             raise _refuse(caller, source, classes, "has a NaN, infinite or non-integer float "
                           "label; class labels are ints, floats with integer values, or strings")
         try:
@@ -728,23 +764,24 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
         at = np.minimum(np.searchsorted(c, values), c.size - 1)
         return np.where(c[at] == values, at, -1)
     lookup = dict(zip(c.tolist(), range(c.size), strict=True))
-
-    def index_of(v: Any) -> int:
-        try:
-            return lookup.get(v, -1)
-        except TypeError:  # an unhashable label (a list, a dict): in no set
-            return -1
-
+    index = np.full(values.size, -1, dtype=np.int64)
+    # a label of another type than a built-in or NumPy scalar is in no set, unread (no __eq__,
+    # __hash__ or __lt__ of its own is called; a tuple's would call its entries')
+    plain = np.fromiter((type(v) in SCALAR_LABEL_TYPES for v in values.tolist()), dtype=bool,
+                        count=values.size)
+    scalars = values[plain]
     try:
-        distinct, inverse = np.unique(values, return_inverse=True)
-    except (TypeError, ValueError):  # labels that do not sort (or compare): one lookup per record
-        return np.fromiter(
-            (index_of(v) for v in values.tolist()), dtype=np.int64, count=values.size
+        distinct, inverse = np.unique(scalars, return_inverse=True)
+    except (TypeError, ValueError):  # labels that do not sort (str and numbers): one by one
+        index[plain] = np.fromiter(
+            (lookup.get(v, -1) for v in scalars.tolist()), dtype=np.int64, count=scalars.size
         )
+        return index
     table = np.fromiter(
         (lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64, count=distinct.size
     )
-    return table[inverse.ravel()]
+    index[plain] = table[inverse.ravel()]
+    return index
 
 
 def _outside_refusal(values: np.ndarray, outside: np.ndarray, c: np.ndarray, source: str,
@@ -776,7 +813,8 @@ def _note_outside(values: np.ndarray, outside: np.ndarray, c: np.ndarray, caller
         f"records with labels outside classes={c.tolist()!r} ({what})",
         int(np.sum(outside)),
         len(values),
-        list(dict.fromkeys(values[outside].tolist())),
+        list(dict.fromkeys(v if type(v) in SCALAR_LABEL_TYPES else f"<{type(v).__name__}>"
+                           for v in values[outside].tolist())),
     )
 
 
@@ -910,6 +948,8 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
         # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
         values = np.asarray(y, dtype=object).ravel()
     types = set(map(type, values))
+    if foreign := _foreign_types(types):  # before any label is compared
+        raise _foreign_labels(caller, name, foreign)
     floats = (
         np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
         if any(issubclass(t, (float, np.floating)) for t in types)
@@ -936,18 +976,6 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
             f"{name} "
             "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
         )
-    if kinds and kinds.pop() not in ("str", "number"):
-        try:
-            np.unique(values)
-        except TypeError as exc:  # refused after the handler: a label's __lt__ can quote one
-            failure = type(exc).__name__
-        else:
-            failure = None
-        if failure is not None:
-            raise DataValidationError(
-                f"{caller}: the labels in y cannot be sorted (comparing them raised "
-                f"{failure}). Use labels of one type (str or int)."
-            )
 
 
 #: The refusals of labels scikit-learn's ``type_of_target`` refuses or calls continuous.
@@ -1167,7 +1195,10 @@ def _float_labels(raw: np.ndarray, caller: str) -> np.ndarray:
     container, complex numbers and a number beyond float64 (a long double, a large integer)
     refused by name, after the handler of the conversion's error (its text can quote a
     label)."""
-    text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
+    types = set(map(type, raw.tolist())) if raw.dtype.kind == "O" else set()
+    if foreign := _foreign_types(types):  # before any label is read (no __float__ of its own)
+        raise _foreign_labels(caller, "y", foreign)
+    text = any(issubclass(t, (str, bytes, np.str_, np.bytes_)) for t in types)
     if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
         raise _not_numbers(caller)  # text is not read as numbers, whichever container holds it
     try:
