@@ -349,16 +349,14 @@ def _kind_of(labels: np.ndarray) -> str:
 _PARAMETER = "'classes' parameter"
 
 
-def _refuse(caller: str, source: str, shown: Any, why: str,
-            error: type[ParameterError] | type[DataTypeError] = ParameterError
-            ) -> ParameterError | DataTypeError:
+def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
     """A malformed label set: scikit-learn's parameter form for ``classes=``, else ``caller``'s;
     ``shown`` as :func:`~dpconvex._validation.describe_value` describes it (``classes=y`` by
     mistake: named by type and length, not listed)."""
     if source == _PARAMETER:
-        return error(f"The 'classes' parameter of {caller.split('.')[0]} {why}. "
-                     f"Got {_short_repr(shown)} instead.")
-    return error(f"{caller}: the {source} {why}. Got {_short_repr(shown)} instead.")
+        return ParameterError(f"The 'classes' parameter of {caller.split('.')[0]} {why}. "
+                              f"Got {_short_repr(shown)} instead.")
+    return ParameterError(f"{caller}: the {source} {why}. Got {_short_repr(shown)} instead.")
 
 
 def check_classes(
@@ -488,7 +486,7 @@ def _check_set_labels(values: list[Any], classes: Any, caller: str, source: str)
         if t not in SCALAR_LABEL_TYPES:  # before any hash or comparison of a label
             raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; a label "
                           f"must be a {_ACCEPTED} (a label's own __eq__, __hash__ or __lt__ is "
-                          "never called)", DataTypeError)
+                          "never called)")
         if issubclass(t, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
             raise _refuse(caller, source, classes, "has a NaN, infinite or non-integer float "
                           "label; class labels are ints, floats with integer values, or strings")
