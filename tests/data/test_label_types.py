@@ -133,24 +133,27 @@ def test_a_sequence_label_is_outside_the_set_without_hashing_its_entries():
     assert labels.outside.tolist() == [True, False, False]
 
 
-@pytest.mark.parametrize("y", [
+BUILT_IN = [
     pd.Series(["a", "b", "a"], dtype="string"),
     pd.Categorical(["a", "b", "a"], categories=["a", "b"]),
     pd.Series(pd.Categorical([1, 0, 1])),
     np.array(["a", "b", "a"], dtype=object),
     [np.int64(1), 0, True],
     np.array([np.str_("a"), "b", "a"], dtype=object),
-], ids=["pandas string", "categorical", "categorical of ints", "object str", "numpy and bool",
-        "numpy str"])
-def test_labels_of_built_in_numpy_and_pandas_types_are_read(y):
-    checked = check_labels(y, 3, "Doc.fit")
-    assert len(encode_labels(checked, None, "Doc.fit", warning=dp.data.validation.LabelWarning(
-        issued=True)).classes) == 2
+]
 
 
-def test_a_label_set_of_built_in_types_is_read():
+def test_only_labels_of_other_types_than_built_in_numpy_and_pandas_ones_are_refused():
+    """pandas' strings and categoricals, str in object arrays, NumPy scalars and bools are
+    read as labels (and as a label set); a user's label among them is refused unread."""
+    for y in BUILT_IN:
+        checked = check_labels(y, 3, "Doc.fit")
+        issued = dp.data.validation.LabelWarning(issued=True)
+        assert len(encode_labels(checked, None, "Doc.fit", warning=issued).classes) == 2
     assert check_classes([np.int64(1), 0], "Doc.fit").tolist() == [0, 1]
     assert check_classes(["b", np.str_("a")], "Doc.fit").tolist() == ["a", "b"]
+    with pytest.raises(dp.DataTypeError, match=r"y holds labels of type Label"):
+        check_labels(np.array(["a", "b", WILD], dtype=object), 3, "Doc.fit")
 
 
 def test_a_regressors_labels_of_a_users_class_are_refused_unread():
@@ -166,11 +169,20 @@ class Drawn(np.random.Generator):
     """A Generator of the user's own, which could draw other noise than the calibration's."""
 
 
-@pytest.mark.parametrize("given", [Drawn(np.random.PCG64(0)), True, -1, np.random.RandomState(0)],
-                         ids=["Generator subclass", "bool", "negative", "RandomState"])
+class Bits(np.random.PCG64):
+    """A bit generator of the user's own."""
+
+
+@pytest.mark.parametrize("given", [Drawn(np.random.PCG64(0)), np.random.Generator(Bits(0))],
+                         ids=["Generator subclass", "bit generator subclass"])
 def test_random_states_of_other_types_are_refused(given):
+    """Exact types only; those documented are taken."""
     with pytest.raises(dp.ParameterError, match=r"'random_state' argument of Doc must be None"):
         check_random_state(given, "Doc")
+    rng = np.random.default_rng(0)
+    assert check_random_state(rng, "Doc") is rng
+    assert isinstance(check_random_state(np.int64(3), "Doc"), np.random.Generator)
+    assert isinstance(check_random_state(None, "Doc"), np.random.Generator)
 
 
 def test_a_sweep_refuses_a_generator_subclass_before_reading_rows():
@@ -185,13 +197,6 @@ def test_a_sweep_refuses_a_generator_subclass_before_reading_rows():
     with pytest.raises(dp.ParameterError, match=r"random_state' argument of epsilon_sweep"):
         dp.epsilon_sweep(dp.PrivateLogisticRegression(classes=[0, 1]), Rows(), np.zeros(40),
                          [0.5, 1.0], random_state=Drawn(np.random.PCG64(0)))
-
-
-def test_random_states_of_the_documented_types_are_taken():
-    rng = np.random.default_rng(0)
-    assert check_random_state(rng, "Doc") is rng
-    assert isinstance(check_random_state(np.int64(3), "Doc"), np.random.Generator)
-    assert isinstance(check_random_state(None, "Doc"), np.random.Generator)
 
 
 class Ranges:
