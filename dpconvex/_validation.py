@@ -404,8 +404,8 @@ def check_random_state(random_state: RandomStateLike, caller: str,
         return np.random.default_rng(int(random_state))
     raise ParameterError(
         f"The '{name}' argument of {caller} must be None (seed from the OS), a non-negative "
-        "int or a numpy.random.Generator over one of NumPy's bit generators (not a subclass "
-        f"of either). Got {_short_repr(random_state)} instead."
+        "int or a numpy Generator over a bit generator of numpy's (numpy.random.Generator "
+        f"itself, not a subclass). Got {_short_repr(random_state)} instead."
     )
 
 

@@ -369,8 +369,10 @@ def check_classes(
     iterator (a generator, ``map(...)``: read once, so a refit would find it used up),
     fewer than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA), an
     infinite or non-integer float, complex numbers, bytes or sequences (a tuple), labels of
-    mixed types, or a repeated label. Ints and strings are labels as they are; a label of any
-    other type is looked at one by one (:func:`_check_set_labels`).
+    mixed types, a label of another type than a built-in or NumPy scalar
+    (:data:`SCALAR_LABEL_TYPES`, refused before any label is hashed or compared), or a repeated
+    label. Ints and strings are labels as they are; a label of any other type is looked at one
+    by one (:func:`_check_set_labels`).
 
     Parameters
     ----------
@@ -926,8 +928,9 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
     no missing value, no non-integer float, one sortable kind (all str or all numbers);
     ``name``: what the messages call the labels.
 
-    Floats are checked as an array; object labels on the set of their types (one fast pass),
-    looking at values only when some are floats (which may be NaN).
+    Floats are checked as an array; object labels on the set of their types (one fast pass;
+    a type not in :data:`SCALAR_LABEL_TYPES` refused first), looking at values only when some
+    are floats (which may be NaN).
     """
     if values.dtype.kind == "c":
         raise DataValidationError(_COMPLEX_LABELS.format(caller))
@@ -1026,8 +1029,10 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
     ``names``: what the messages call the rows and the labels.
 
     Refused (:class:`DataValidationError`): missing labels (None, NaN, pandas NA), labels
-    of mixed types, masked entries, a wrong shape, and what scikit-learn's
-    ``type_of_target`` calls continuous or refuses (complex; bytes: a :class:`DataTypeError`).
+    of mixed types, masked entries, a wrong shape, what scikit-learn's ``type_of_target``
+    calls continuous or refuses (complex; bytes: a :class:`DataTypeError`), and labels of
+    another type than a built-in or NumPy scalar (:data:`SCALAR_LABEL_TYPES`; a
+    :class:`DataTypeError`, before any label is compared).
     With ``unknown_labels="ignore"`` and a public label set (``classes``, or one declared
     with y) a label's value is never refused: a missing, non-integer or other-typed label
     matches no class, so :func:`encode_labels` marks its record outside the set, and the
@@ -1129,7 +1134,8 @@ def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
     read and never written.
 
     Labels held by Dask are brought to the driver once (8n bytes); a column vector is
-    flattened with scikit-learn's warning (:func:`flattened_column`); text in any container,
+    flattened with scikit-learn's warning (:func:`flattened_column`); labels of another type
+    than a built-in or NumPy scalar (a :class:`DataTypeError`, unread), text in any container,
     complex numbers and a number beyond float64 (a long double, a large integer) are refused
     by name, as are masked entries and a missing y.
 
