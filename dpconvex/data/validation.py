@@ -24,6 +24,8 @@ agreeing) and encodes y against it.
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import math
 import numbers
 import warnings
@@ -437,18 +439,20 @@ def check_classes(
                   "one type that compare (ints or strings)")
 
 
-#: The types a label (of y or of a label set) may have: exactly a built-in or a NumPy scalar
-#: type, whose comparisons and hashes are NumPy's and Python's own; a label of any other type
+#: The types a label (of y or of a label set) may have: exactly a built-in, a standard
+#: library number (Decimal, Fraction) or a NumPy scalar type, whose comparisons, hashes and
+#: conversions are NumPy's and Python's own; a label of any other type
 #: (a user's class, a subclass of str or int) is refused by name before any label is compared,
 #: as its ``__eq__``, ``__hash__`` or ``__lt__`` could make one record's label change how every
 #: other record's label is read. (Complex numbers and bytes are refused by their own messages.)
 SCALAR_LABEL_TYPES = frozenset(
-    {str, bytes, int, float, bool, complex}
+    {str, bytes, int, float, bool, complex, decimal.Decimal, fractions.Fraction}
     | {np.dtype(code).type for code in np.typecodes["All"] if code not in "OV"}
 )
 
 #: How the refusals of a label of another type name the accepted types.
-_ACCEPTED = ("str, int, float, bool or a NumPy scalar (np.int64, np.float64, np.str_, ...)")
+_ACCEPTED = ("str, int, float, bool, Decimal, Fraction or a NumPy scalar (np.int64, "
+             "np.float64, np.str_, ...)")
 
 
 def _foreign_types(types: set[type]) -> list[str]:

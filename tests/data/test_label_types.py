@@ -101,7 +101,7 @@ ESTIMATORS = {
 def test_labels_of_a_users_class_are_refused_by_name_unread(make):
     X, signs = _data()
     with pytest.raises(dp.DataTypeError, match=r"y holds labels of type Label; a label must "
-                       r"be a str, int, float, bool or a NumPy scalar"):
+                       r"be a str, int, float, bool, Decimal, Fraction or a NumPy scalar"):
         make(classes=[0, 1]).fit(X, _user_labels(signs))
 
 
