@@ -384,20 +384,37 @@ def check_random_state(random_state: RandomStateLike, caller: str,
     For APIs that do not keep it. None: seeded from the OS (the only choice fit for a release);
     an int or a Generator (used as is) makes the draw reproducible.
 
+    Only these exact types are taken: a subclass of Generator (or of a bit generator) could
+    draw other noise than the calibration's, so it is refused here, before any data is read.
+
     .. warning:: A fixed seed makes the noise predictable to anyone who knows
        it; a model trained with a published seed is not private.
+
+    Examples
+    --------
+    >>> type(check_random_state(0, "doc")).__name__
+    'Generator'
     """
-    if isinstance(random_state, np.random.Generator):
+    if type(random_state) is np.random.Generator \
+            and type(random_state.bit_generator) in NUMPY_BIT_GENERATORS:
         return random_state
     if random_state is None:
         return np.random.default_rng()
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
-            and int(random_state) >= 0:
+    if type(random_state) in _INT_TYPES and int(random_state) >= 0:
         return np.random.default_rng(int(random_state))
     raise ParameterError(
         f"The '{name}' argument of {caller} must be None (seed from the OS), a non-negative "
-        f"int or a numpy.random.Generator. Got {_short_repr(random_state)} instead."
+        "int or a numpy Generator over a bit generator of numpy's (numpy.random.Generator "
+        f"itself, not a subclass). Got {_short_repr(random_state)} instead."
     )
+
+
+#: The bit generators of NumPy's a generator given as ``random_state`` may draw from.
+NUMPY_BIT_GENERATORS: tuple[type, ...] = (
+    np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64)
+
+#: The exact types of an int seed (no subclass: its own ``__int__`` could change the seed).
+_INT_TYPES = frozenset({int} | {np.dtype(code).type for code in np.typecodes["AllInteger"]})
 
 
 def check_seed(random_state: Any, owner: str) -> int | None:

@@ -295,8 +295,6 @@ CONVERSIONS = {
         [[1.0, 2.0], [123.456]]),
     "encode column": lambda: encode(PublicSchema({"a": dp.Numeric(0, 1)}),
                                        {"a": np.array([_Secret()] * 3, dtype=object)}),
-    "labels": lambda: dp.PrivateLogisticRegression().fit(
-        np.full((2, 2), 0.1), np.array([_Secret(), _Secret()], dtype=object)),
 }
 
 
@@ -312,3 +310,12 @@ def test_a_failed_conversion_names_the_exception_type_not_its_text(case):
     assert "secret" not in message and "inhomogeneous" not in message, message
     assert not [form for form in PLANTED_FORMS if form in message], message
     assert re.search(r"ValueError|TypeError", message), message
+
+
+@pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyLeakWarning")  # classes=None
+def test_labels_of_a_users_class_are_refused_by_their_type_before_any_comparison():
+    """A label whose ``__lt__`` raises is refused by its type's name, never compared."""
+    with pytest.raises(DataValidationError, match=r"y holds labels of type _Secret") as info:
+        dp.PrivateLogisticRegression().fit(
+            np.full((2, 2), 0.1), np.array([_Secret(), _Secret()], dtype=object))
+    assert "secret" not in str(info.value)

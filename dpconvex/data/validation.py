@@ -24,6 +24,8 @@ agreeing) and encodes y against it.
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import math
 import numbers
 import warnings
@@ -369,8 +371,10 @@ def check_classes(
     iterator (a generator, ``map(...)``: read once, so a refit would find it used up),
     fewer than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA), an
     infinite or non-integer float, complex numbers, bytes or sequences (a tuple), labels of
-    mixed types, or a repeated label. Ints and strings are labels as they are; a label of any
-    other type is looked at one by one (:func:`_check_set_labels`).
+    mixed types, a label of another type than a built-in or NumPy scalar
+    (:data:`SCALAR_LABEL_TYPES`, refused before any label is hashed or compared), or a repeated
+    label. Ints and strings are labels as they are; a label of any other type is looked at one
+    by one (:func:`_check_set_labels`).
 
     Parameters
     ----------
@@ -435,6 +439,38 @@ def check_classes(
                   "one type that compare (ints or strings)")
 
 
+#: The types a label (of y or of a label set) may have: exactly a built-in, a standard
+#: library number (Decimal, Fraction) or a NumPy scalar type, whose comparisons, hashes and
+#: conversions are NumPy's and Python's own; a label of any other type
+#: (a user's class, a subclass of str or int) is refused by name before any label is compared,
+#: as its ``__eq__``, ``__hash__`` or ``__lt__`` could make one record's label change how every
+#: other record's label is read. (Complex numbers and bytes are refused by their own messages.)
+SCALAR_LABEL_TYPES = frozenset(
+    {str, bytes, int, float, bool, complex, decimal.Decimal, fractions.Fraction}
+    | {np.dtype(code).type for code in np.typecodes["All"] if code not in "OV"}
+)
+
+#: How the refusals of a label of another type name the accepted types.
+_ACCEPTED = ("str, int, float, bool, Decimal, Fraction or a NumPy scalar (np.int64, "
+             "np.float64, np.str_, ...)")
+
+
+def _foreign_types(types: set[type]) -> list[str]:
+    """The names of the types in ``types`` that no label may have (:data:`SCALAR_LABEL_TYPES`,
+    a missing value's type aside: refused by its own message), sorted."""
+    return sorted({t.__name__ for t in types
+                   if t not in SCALAR_LABEL_TYPES and not _is_missing_type(t)})
+
+
+def _foreign_labels(caller: str, name: str, foreign: list[str]) -> DataTypeError:
+    """The refusal of labels of a type that is not a built-in or NumPy scalar type."""
+    return DataTypeError(
+        f"{caller}: {name} holds labels of type {', '.join(foreign)}; a label must be a "
+        f"{_ACCEPTED}, compared by Python's and NumPy's own rules (a label's own __eq__, "
+        "__hash__ or __lt__ is never called). Map the labels to ints or strings first."
+    )
+
+
 #: The types of labels a label set holds as they are: no missing value, float or sequence
 #: among them, and each hashable.
 _PLAIN_LABEL_TYPES = frozenset({int, str, np.str_, bool, np.bool_, np.int8, np.int16, np.int32,
@@ -450,10 +486,14 @@ def _check_set_labels(values: list[Any], classes: Any, caller: str, source: str)
         if _is_missing_type(t):
             raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
-        if isinstance(v, (complex, np.complexfloating, bytes, np.bytes_, tuple, list, np.ndarray)):
+        if issubclass(t, (complex, np.complexfloating, bytes, np.bytes_, tuple, list, np.ndarray)):
             raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; class "
                           "labels are ints, floats with integer values, or strings")
-        if isinstance(v, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
+        if t not in SCALAR_LABEL_TYPES:  # before any hash or comparison of a label
+            raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; a label "
+                          f"must be a {_ACCEPTED} (a label's own __eq__, __hash__ or __lt__ is "
+                          "never called)")
+        if issubclass(t, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
             raise _refuse(caller, source, classes, "has a NaN, infinite or non-integer float "
                           "label; class labels are ints, floats with integer values, or strings")
         try:
@@ -728,23 +768,24 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
         at = np.minimum(np.searchsorted(c, values), c.size - 1)
         return np.where(c[at] == values, at, -1)
     lookup = dict(zip(c.tolist(), range(c.size), strict=True))
-
-    def index_of(v: Any) -> int:
-        try:
-            return lookup.get(v, -1)
-        except TypeError:  # an unhashable label (a list, a dict): in no set
-            return -1
-
+    index = np.full(values.size, -1, dtype=np.int64)
+    # a label of another type than a built-in or NumPy scalar is in no set, unread (no __eq__,
+    # __hash__ or __lt__ of its own is called; a tuple's would call its entries')
+    plain = np.fromiter((type(v) in SCALAR_LABEL_TYPES for v in values.tolist()), dtype=bool,
+                        count=values.size)
+    scalars = values[plain]
     try:
-        distinct, inverse = np.unique(values, return_inverse=True)
-    except (TypeError, ValueError):  # labels that do not sort (or compare): one lookup per record
-        return np.fromiter(
-            (index_of(v) for v in values.tolist()), dtype=np.int64, count=values.size
+        distinct, inverse = np.unique(scalars, return_inverse=True)
+    except (TypeError, ValueError):  # labels that do not sort (str and numbers): one by one
+        index[plain] = np.fromiter(
+            (lookup.get(v, -1) for v in scalars.tolist()), dtype=np.int64, count=scalars.size
         )
+        return index
     table = np.fromiter(
         (lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64, count=distinct.size
     )
-    return table[inverse.ravel()]
+    index[plain] = table[inverse.ravel()]
+    return index
 
 
 def _outside_refusal(values: np.ndarray, outside: np.ndarray, c: np.ndarray, source: str,
@@ -776,7 +817,8 @@ def _note_outside(values: np.ndarray, outside: np.ndarray, c: np.ndarray, caller
         f"records with labels outside classes={c.tolist()!r} ({what})",
         int(np.sum(outside)),
         len(values),
-        list(dict.fromkeys(values[outside].tolist())),
+        list(dict.fromkeys(v if type(v) in SCALAR_LABEL_TYPES else f"<{type(v).__name__}>"
+                           for v in values[outside].tolist())),
     )
 
 
@@ -890,8 +932,9 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
     no missing value, no non-integer float, one sortable kind (all str or all numbers);
     ``name``: what the messages call the labels.
 
-    Floats are checked as an array; object labels on the set of their types (one fast pass),
-    looking at values only when some are floats (which may be NaN).
+    Floats are checked as an array; object labels on the set of their types (one fast pass;
+    a type not in :data:`SCALAR_LABEL_TYPES` refused first), looking at values only when some
+    are floats (which may be NaN).
     """
     if values.dtype.kind == "c":
         raise DataValidationError(_COMPLEX_LABELS.format(caller))
@@ -910,6 +953,8 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
         # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
         values = np.asarray(y, dtype=object).ravel()
     types = set(map(type, values))
+    if foreign := _foreign_types(types):  # before any label is compared
+        raise _foreign_labels(caller, name, foreign)
     floats = (
         np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
         if any(issubclass(t, (float, np.floating)) for t in types)
@@ -936,18 +981,6 @@ def _check_label_values(values: np.ndarray, y: Any, caller: str, name: str = "y"
             f"{name} "
             "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
         )
-    if kinds and kinds.pop() not in ("str", "number"):
-        try:
-            np.unique(values)
-        except TypeError as exc:  # refused after the handler: a label's __lt__ can quote one
-            failure = type(exc).__name__
-        else:
-            failure = None
-        if failure is not None:
-            raise DataValidationError(
-                f"{caller}: the labels in y cannot be sorted (comparing them raised "
-                f"{failure}). Use labels of one type (str or int)."
-            )
 
 
 #: The refusals of labels scikit-learn's ``type_of_target`` refuses or calls continuous.
@@ -1000,8 +1033,10 @@ def check_labels(y: Any, n_samples: int, caller: str, names: tuple[str, str] = (
     ``names``: what the messages call the rows and the labels.
 
     Refused (:class:`DataValidationError`): missing labels (None, NaN, pandas NA), labels
-    of mixed types, masked entries, a wrong shape, and what scikit-learn's
-    ``type_of_target`` calls continuous or refuses (complex; bytes: a :class:`DataTypeError`).
+    of mixed types, masked entries, a wrong shape, what scikit-learn's ``type_of_target``
+    calls continuous or refuses (complex; bytes: a :class:`DataTypeError`), and labels of
+    another type than a built-in or NumPy scalar (:data:`SCALAR_LABEL_TYPES`; a
+    :class:`DataTypeError`, before any label is compared).
     With ``unknown_labels="ignore"`` and a public label set (``classes``, or one declared
     with y) a label's value is never refused: a missing, non-integer or other-typed label
     matches no class, so :func:`encode_labels` marks its record outside the set, and the
@@ -1103,7 +1138,8 @@ def check_numeric_labels(y: Any, n: int, caller: str) -> np.ndarray:
     read and never written.
 
     Labels held by Dask are brought to the driver once (8n bytes); a column vector is
-    flattened with scikit-learn's warning (:func:`flattened_column`); text in any container,
+    flattened with scikit-learn's warning (:func:`flattened_column`); labels of another type
+    than a built-in or NumPy scalar (a :class:`DataTypeError`, unread), text in any container,
     complex numbers and a number beyond float64 (a long double, a large integer) are refused
     by name, as are masked entries and a missing y.
 
@@ -1167,7 +1203,10 @@ def _float_labels(raw: np.ndarray, caller: str) -> np.ndarray:
     container, complex numbers and a number beyond float64 (a long double, a large integer)
     refused by name, after the handler of the conversion's error (its text can quote a
     label)."""
-    text = raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.tolist())
+    types = set(map(type, raw.tolist())) if raw.dtype.kind == "O" else set()
+    if foreign := _foreign_types(types):  # before any label is read (no __float__ of its own)
+        raise _foreign_labels(caller, "y", foreign)
+    text = any(issubclass(t, (str, bytes, np.str_, np.bytes_)) for t in types)
     if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO" or text:
         raise _not_numbers(caller)  # text is not read as numbers, whichever container holds it
     try:

@@ -138,14 +138,48 @@ class FeatureRange(Constraint):
         >>> FeatureRange().check("feature_range", [(0, 1), (-5, 5)], "Demo")
         [(0, 1), (-5, 5)]
         """
+        self.read(name, value, owner, noun)
+        return value
+
+    def read(self, name: str, value: Any, owner: str, noun: str = "parameter") -> Any:
+        """``value`` checked as :meth:`check` does, read once: a schema as it is, else its
+        numbers as a float array (``value`` is converted once, so an object whose ``__array__``
+        answers differently at each call is read at one of them only).
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name, for the message.
+        value : object
+            Its value.
+        owner : str
+            The class the parameter belongs to, for the message.
+
+        Returns
+        -------
+        PublicSchema, UniformSchema or ndarray
+            The schema, or the (lo, hi) pairs as floats (shape (2,) or (n_features, 2)).
+
+        Raises
+        ------
+        ParameterError
+            As :meth:`check`.
+
+        Examples
+        --------
+        >>> from dpconvex.estimators.gaussian_nb import FeatureRange
+        >>> FeatureRange().read("feature_range", [(0, 1), (-5, 5)], "Demo").tolist()
+        [[0.0, 1.0], [-5.0, 5.0]]
+        """
         from .._validation import MAX_MAGNITUDE, MIN_MAGNITUDE
         if _is_schema(value):
             return value
         # an array of numbers holds numbers only: its entries are not read one by one
         numeric = isinstance(value, np.ndarray) and value.dtype.kind in "fiu"
         try:
-            entries = () if numeric else np.asarray(value, dtype=object).ravel()
-            bounds = np.asarray(value, dtype=float)
+            given = value if numeric else np.asarray(value, dtype=object)
+            entries = () if numeric else given.ravel()
+            bounds = np.asarray(given, dtype=float)
         except (TypeError, ValueError, OverflowError):
             entries = bounds = None
         # numbers only: text is not read as a number (as for label_range)
@@ -160,7 +194,8 @@ class FeatureRange(Constraint):
                       and np.all(pairs[:, 1] - pairs[:, 0] >= MIN_MAGNITUDE))
         if not ok:
             raise self.refusal(name, value, owner, noun)
-        return value
+        assert bounds is not None
+        return bounds
 
     def __str__(self) -> str:
         return (
@@ -798,6 +833,37 @@ class PrivateGaussianNB(ClassSumEstimator):
         self._refuse_raw_columns(X)
         return super().public_shape(X, y, context)
 
+    def _validate_params(self, *, planned: bool = False) -> None:  # type: ignore[override]
+        """The table, ``feature_range`` read once and kept (:meth:`_feature_ranges`), then
+        ``delta`` against the mechanism (``planned``: by the plan)."""
+        owner = type(self).__name__
+        for name, constraint in self._parameter_constraints.items():
+            if name == "feature_range":
+                self._read_feature_range()
+            else:
+                constraint.check(name, getattr(self, name), owner)
+        if not planned:
+            self._checked_mechanism()
+
+    def _read_feature_range(self) -> Any:
+        """``feature_range`` checked and read once (:meth:`FeatureRange.read`), kept with the
+        object it was read from."""
+        given = self.feature_range
+        ranges = None if given is None else FeatureRange().read(
+            "feature_range", given, type(self).__name__)
+        self._ranges_read = (given, ranges)
+        return ranges
+
+    def _feature_ranges(self) -> Any:
+        """The ranges every step of a fit applies: ``feature_range`` as read when the parameters
+        were checked (read now if it was not, or was set since), the default for None; a
+        schema as it is, else floats. The plan's public facts and the template's clipping are
+        both of this one reading."""
+        given, ranges = getattr(self, "_ranges_read", (self, None))
+        if given is not self.feature_range:
+            ranges = self._read_feature_range()
+        return DEFAULT_FEATURE_RANGE if ranges is None else ranges
+
     def _validated(self, X: Any, y: Any, context: FitContext, *,
                    binary: bool = False) -> CheckedData:
         """X and y validated once, X not the raw table (:meth:`_refuse_raw_columns`)."""
@@ -807,7 +873,7 @@ class PrivateGaussianNB(ClassSumEstimator):
     def _refuse_ranges_beyond(self, carried: np.ndarray) -> None:
         """Refuse a given ``feature_range`` beyond the ranges the rows carry
         (:func:`refuse_ranges_given_twice`)."""
-        refuse_ranges_given_twice(self.feature_range, carried, type(self).__name__,
+        refuse_ranges_given_twice(self._feature_ranges(), carried, type(self).__name__,
                                   "the schema of the PublicEncoder that encoded X",
                                   "X.feature_range, the schema's encoded_range(data_norm)")
 
@@ -816,10 +882,11 @@ class PrivateGaussianNB(ClassSumEstimator):
         the encoder's features named in their order): the ranges are those of the encoded rows,
         not of the raw columns."""
         columns = [str(c) for c in getattr(X, "columns", ())]
-        if not columns or not _is_schema(self.feature_range):  # no names to compare
+        ranges = self._feature_ranges()
+        if not columns or not _is_schema(ranges):  # no names to compare
             return
         # a uniform schema: for the width of the frame X
-        schema = rows_schema(self.feature_range, len(columns), type(self).__name__)
+        schema = rows_schema(ranges, len(columns), type(self).__name__)
         # a schema whose features are all among its columns (numeric, binary; a column declared None
         # not among the features) names raw and encoded alike
         distinct = not set(schema.feature_names) <= set(schema.columns)
@@ -845,8 +912,8 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of a fit, with the feature ranges checked against the columns."""
-        feature_bounds(self.feature_range, n_features, type(self).__name__)  # its refusals
-        given = DEFAULT_FEATURE_RANGE if self.feature_range is None else self.feature_range
+        given = self._feature_ranges()
+        feature_bounds(given, n_features, type(self).__name__)  # its refusals
         ranges = np.asarray(given if not _is_schema(given) else (), dtype=float)
         return self._class_sum_plan(
             n, n_classes, n_features, template="class moment sums",
@@ -884,7 +951,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         """
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)
-        lo, hi = feature_bounds(self.feature_range, X_checked.shape[1], owner)
+        lo, hi = feature_bounds(self._feature_ranges(), X_checked.shape[1], owner)
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         rows = label_rows(X_checked, labels)
         dask = is_dask_collection(X_checked)
@@ -925,7 +992,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         >>> template.n, template.d, template.C, template.X is None
         (1000, 6, 2, True)
         """
-        lo, hi = feature_bounds(self.feature_range, plan.n_features, type(self).__name__)
+        lo, hi = feature_bounds(self._feature_ranges(), plan.n_features, type(self).__name__)
         return ClassMomentTemplate.of_problem(plan.n, plan.n_features, plan.n_classes,
                                               lo=lo, hi=hi, notes=plan.notes)
 
@@ -985,7 +1052,7 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     def _row_scores(self, rows: Any) -> np.ndarray:
         """:meth:`_scores` of rows already checked."""
-        lo, hi = feature_bounds(self.feature_range, self.n_features_in_, type(self).__name__)
+        lo, hi = feature_bounds(self._feature_ranges(), self.n_features_in_, type(self).__name__)
         inverse_var = 1.0 / self.var_
         constant = (np.log(self.class_prior_)
                     - 0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
