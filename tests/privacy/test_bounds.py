@@ -530,9 +530,12 @@ def test_a_release_is_taken_with_its_own_schema_only():
 def test_a_certificate_built_by_hand_is_no_schema_release():
     """A Certificate is a record anyone can build, with any epsilon and the schema's
     fingerprint in ``released``: ``PublicSchema(release=)`` refuses it, so a front door never
-    states a release nobody made (a certificate of negative epsilon would lower its own)."""
+    states a release nobody made (one of a small epsilon would lower its own; a negative one
+    is no certificate at all)."""
     base = dp.PublicSchema({c: dp.Numeric(-1, 1) for c in "abc"})
-    for eps in (-0.9, 0.5):
+    with pytest.raises(dp.ParameterError, match="must be a number >= 0"):
+        dp.Certificate("draft_schema", epsilon_requested=-0.9, epsilon=-0.9)
+    for eps in (1e-9, 0.5):
         forged = dp.Certificate("draft_schema", epsilon_requested=eps, epsilon=eps,
                                 released={"released schema": base.fingerprint})
         with pytest.raises(dp.ParameterError, match="certificate draft_schema returned"):
