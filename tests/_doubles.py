@@ -1,11 +1,38 @@
 """Test doubles shared by several test files: templates that answer the checks of their
-declarations otherwise than the calibration, and a stderr that changes the caller's rows."""
+declarations otherwise than the calibration, a stderr that changes the caller's rows, and the
+check that a refusal quotes none of the sentinel values planted in the data."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
+import pytest
+
+from dpconvex.errors import DPConvexError
 from dpconvex.templates import LinearERMTemplate
+
+#: The sentinel values the refusal tests plant in the data: a text entry and a number's digits.
+TEXT = "SECRETZ"
+NUMBER = "7310585"
+
+
+def refused(kind: type[Exception], call: Callable[..., Any], *args: Any,
+            **kwargs: Any) -> Exception:
+    """The refusal of ``call(*args, **kwargs)``: of ``kind`` and dpconvex's, no sentinel
+    (:data:`TEXT`, :data:`NUMBER`) in it or anywhere in its chain, and nothing chained to it
+    (a context can hold NumPy's text, which quotes the entry)."""
+    with pytest.raises(kind) as info:
+        call(*args, **kwargs)
+    err = info.value
+    assert isinstance(err, DPConvexError)
+    seen: BaseException | None = err
+    while seen is not None:
+        assert TEXT not in str(seen) and NUMBER not in str(seen), str(seen)
+        seen = seen.__cause__ or seen.__context__
+    assert err.__context__ is None and err.__cause__ is None, repr(err.__context__)
+    return err
 
 
 def checking() -> bool:

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from _doubles import NUMBER, TEXT, refused
 
 import dpconvex as dp
 from dpconvex import PrivateLogisticRegression
@@ -32,8 +33,6 @@ from dpconvex.runs.runner import _as_xy, _read_csv
 from dpconvex.solvers import LbfgsNewton
 from dpconvex.templates import LinearERMTemplate
 
-TEXT = "SECRETZ"
-NUMBER = "7310585"
 QUOTED = f"could not convert string to float: '{TEXT}' ({NUMBER})"  # as NumPy words it
 
 
@@ -81,17 +80,6 @@ class Unhashable:
 
     def __hash__(self) -> int:
         raise TypeError(QUOTED)
-
-
-def refused(kind: type[Exception], call, *args, **kwargs) -> Exception:
-    """The refusal of ``call``: of ``kind`` and dpconvex's, no sentinel in it, nothing chained."""
-    with pytest.raises(kind) as info:
-        call(*args, **kwargs)
-    err = info.value
-    assert isinstance(err, DPConvexError)
-    assert TEXT not in str(err) and NUMBER not in str(err), str(err)
-    assert err.__context__ is None and err.__cause__ is None, repr(err.__context__)
-    return err
 
 
 @pytest.mark.parametrize("y", [[Entry(), 1.0], Quoting(), [TEXT, "1"], [10**400, 1]],

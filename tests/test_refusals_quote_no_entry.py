@@ -8,38 +8,23 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from _doubles import TEXT, refused
 
 import dpconvex as dp
 from dpconvex._validation import float_rows
 from dpconvex.data import DenseRows, RangedRows, as_design, clip_rows, normalize_rows, row_blocks
 from dpconvex.data.operators import CSRRows
 from dpconvex.data.validation import check_array
-from dpconvex.errors import DataTypeError, DataValidationError, DPConvexError, ParameterError
+from dpconvex.errors import DataTypeError, DataValidationError, ParameterError
 from dpconvex.objectives import get_loss
 from dpconvex.privacy import bounds
 from dpconvex.runs import constant_r2, majority_error, warning_lines
 from dpconvex.templates import RecordDomain
 from dpconvex.templates.statistics import check_levels
 
-TEXT = "SECRETZ"
-NUMBER = "7310585"
 TEXT_ROWS = [[TEXT, 0.7310585], [1.0, 2.0]]
 RAGGED = [[0.7310585, 1.0], [2.0]]
 OBJECTS = np.array([[object(), 0.7310585]], dtype=object)
-
-
-def refused(kind: type[Exception], call, *args, **kwargs) -> Exception:
-    """The refusal of ``call``: of ``kind`` and dpconvex's, no sentinel in it or its chain."""
-    with pytest.raises(kind) as info:
-        call(*args, **kwargs)
-    err = info.value
-    assert isinstance(err, DPConvexError)
-    seen = err
-    while seen is not None:  # the whole chain: a context can hold NumPy's text
-        assert TEXT not in str(seen) and NUMBER not in str(seen), str(seen)
-        seen = seen.__cause__ or seen.__context__
-    assert err.__context__ is None and err.__cause__ is None
-    return err
 
 
 @pytest.mark.parametrize("read", [as_design, DenseRows, lambda X: RangedRows(X, None),

@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _doubles import NUMBER, TEXT, refused
 
 import dpconvex as dp
 from dpconvex.data.encoder import PublicEncoder, _numeric_column, encode
 from dpconvex.data.tables import table_columns, table_header
-from dpconvex.errors import DataValidationError, DPConvexError, ParameterError
+from dpconvex.errors import DataValidationError, ParameterError
 from dpconvex.objectives import get_regression_loss
 from dpconvex.privacy import bounds
 from dpconvex.templates.statistics import RangeTemplate, VocabularyTemplate
 
-TEXT = "SECRETZ"
-NUMBER = "7310585"
 QUOTED = f"could not convert string to float: '{TEXT}' ({NUMBER})"  # as NumPy words it
 
 
@@ -50,20 +49,6 @@ class Frame:
             raise ValueError(QUOTED)
 
     iloc = _Rows()
-
-
-def refused(kind: type[Exception], call, *args, **kwargs) -> Exception:
-    """The refusal of ``call``: of ``kind`` and dpconvex's, no sentinel in it or its chain."""
-    with pytest.raises(kind) as info:
-        call(*args, **kwargs)
-    err = info.value
-    assert isinstance(err, DPConvexError)
-    seen = err
-    while seen is not None:  # the whole chain: a context can hold NumPy's text
-        assert TEXT not in str(seen) and NUMBER not in str(seen), str(seen)
-        seen = seen.__cause__ or seen.__context__
-    assert err.__context__ is None and err.__cause__ is None
-    return err
 
 
 SCHEMA = dp.PublicSchema({"a": dp.Numeric(0.0, 1.0)})
